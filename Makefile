@@ -1,0 +1,40 @@
+# Every target builds what it needs from nothing: a venv in .venv, the core and the plugins.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+PLUGINS := $(sort $(wildcard plugins/agenthooks-*))
+STAMP := $(VENV)/.installed
+
+.PHONY: install test demo bench bench-peers lint typecheck clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(PY) pyproject.toml $(wildcard plugins/*/pyproject.toml)
+	$(PIP) install -e '.[dev]'
+	@for p in $(PLUGINS); do echo "installing $$p"; $(PIP) install --pre -e "$$p[test]" || exit 1; done
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -q tests $(PLUGINS)
+
+demo: $(STAMP)
+	$(PY) -m agenthooks.demo
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+bench-peers: $(STAMP)
+	$(MAKE) -C benchmarks/peers
+
+lint: $(STAMP)
+	$(PY) -m ruff check agenthooks tests plugins benchmarks
+
+typecheck: $(STAMP)
+	$(PY) -m mypy agenthooks
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,69 @@
+"""agenthooks: every lifecycle point of an agent run is a named signal on one bus.
+
+Hooks observe those points; interceptors change, block, short-circuit or recover them; the
+interceptor phases of model and tool calls are ordered middleware stacks.
+"""
+
+from .bus import Disposer, HookBus
+from .decisions import Deny
+from .errors import (
+    AgentHooksError,
+    BadReturnError,
+    BudgetExceeded,
+    MaxTurnsExceeded,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderHTTPError,
+    ProviderResponseError,
+    ProviderTimeout,
+    RegistrationError,
+    RunAborted,
+    StopRun,
+    UnknownEventError,
+)
+from .events import CATALOG, EventName
+from .messages import (
+    AgentResponse,
+    ChatMessage,
+    ProviderRequest,
+    ProviderResponse,
+    ToolCall,
+    Usage,
+)
+from .middleware import Middleware, Stack
+from .tools import Scope, Tool, ToolContext, tool
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CATALOG",
+    "AgentHooksError",
+    "AgentResponse",
+    "BadReturnError",
+    "BudgetExceeded",
+    "ChatMessage",
+    "Deny",
+    "Disposer",
+    "EventName",
+    "HookBus",
+    "MaxTurnsExceeded",
+    "Middleware",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderHTTPError",
+    "ProviderRequest",
+    "ProviderResponse",
+    "ProviderResponseError",
+    "ProviderTimeout",
+    "RegistrationError",
+    "RunAborted",
+    "Scope",
+    "Stack",
+    "StopRun",
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "UnknownEventError",
+    "Usage",
+    "tool",
+]

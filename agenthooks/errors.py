@@ -1,0 +1,137 @@
+"""agenthooks' own errors, all under one base class.
+
+A handler's exception is never wrapped: it reaches the caller with its own type and a note
+naming the event and handler. ``Deny`` and short-circuits are values, not errors.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .messages import ChatMessage
+
+
+class AgentHooksError(Exception):
+    """Base class of every error agenthooks raises itself."""
+
+
+class RegistrationError(AgentHooksError, ValueError):
+    """A hook, matcher, middleware or plugin was registered wrongly."""
+
+
+class UnknownEventError(RegistrationError, KeyError):
+    """An event name that is neither canonical nor a known alias."""
+
+    def __init__(self, name: str, suggestions: list[str]) -> None:
+        self.name = name
+        self.suggestions = suggestions
+        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown event {name!r}{hint}")
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
+
+
+class BadReturnError(AgentHooksError, TypeError):
+    """A handler returned something its event does not accept."""
+
+
+class RunAborted(AgentHooksError):
+    """The run's abort ``signal`` was set; raised to the caller of ``chat()``."""
+
+    def __init__(self, reason: Any = "aborted") -> None:
+        self.reason = reason
+        super().__init__(f"run aborted: {reason}")
+
+
+class StopRun(AgentHooksError):
+    """Raise from a hook or plugin to stop the run: fires ``on_stop(reason)``, then ``on_chat_error``."""
+
+    def __init__(self, reason: str = "stopped") -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class LimitExceeded(AgentHooksError):
+    """A run limit was reached; ``messages`` are the messages the run had added."""
+
+    def __init__(self, message: str, messages: list[ChatMessage] | None = None) -> None:
+        self.messages = list(messages or [])
+        super().__init__(message)
+
+
+class MaxTurnsExceeded(LimitExceeded):
+    """The model still asked for tools after the last allowed turn."""
+
+
+class BudgetExceeded(LimitExceeded):
+    """``max_total_tokens`` or ``max_cost`` was reached before a request."""
+
+
+class ToolError(AgentHooksError):
+    """A tool call failed in a way the model is told about (unknown, disabled, bad arguments)."""
+
+
+class UnknownToolError(ToolError):
+    """The model called a tool that no agent scope offers."""
+
+
+class DisabledToolError(ToolError):
+    """The model called a tool whose scope is disabled."""
+
+
+class ToolValidationError(ToolError):
+    """The arguments of a tool call do not validate against the tool's signature."""
+
+
+class ProviderError(AgentHooksError):
+    """A provider call failed. ``raw`` keeps the bytes or status for debugging."""
+
+    def __init__(self, message: str, *, raw: Any = None, status: int | None = None) -> None:
+        self.raw = raw
+        self.status = status
+        super().__init__(message)
+
+
+class ProviderHTTPError(ProviderError):
+    """The server answered with an HTTP error status (message from the server's body)."""
+
+
+class ProviderResponseError(ProviderError):
+    """The server's answer is not a valid completion (bad JSON, no choices, no finish reason)."""
+
+
+class ProviderConnectionError(ProviderError):
+    """The connection failed or dropped (mid-stream included)."""
+
+
+class ProviderTimeout(ProviderError):
+    """The provider did not answer within the timeout."""
+
+
+class ScriptExhausted(ProviderError):
+    """A ``ScriptedProvider`` was asked for more responses than it was given."""
+
+
+__all__ = [
+    "AgentHooksError",
+    "BadReturnError",
+    "BudgetExceeded",
+    "DisabledToolError",
+    "LimitExceeded",
+    "MaxTurnsExceeded",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderHTTPError",
+    "ProviderResponseError",
+    "ProviderTimeout",
+    "RegistrationError",
+    "RunAborted",
+    "ScriptExhausted",
+    "StopRun",
+    "ToolError",
+    "ToolValidationError",
+    "UnknownEventError",
+    "UnknownToolError",
+]

@@ -1,0 +1,330 @@
+"""One typed context per lifecycle point.
+
+Every context carries the common fields of ``EventContext``. Interceptors change a context by
+returning a mapping of the keys their event accepts; the bus applies each return before the
+next handler runs, so every handler sees what the previous one returned. Mutating the values
+in place is unsupported (messages and calls are frozen).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..messages import AgentResponse, ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
+from ..tools import Scope, Tool
+
+
+class EventContext(BaseModel):
+    """Fields every event carries."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=False)
+
+    run_id: str = ""
+    parent_run_id: str | None = None
+    session_id: str | None = None
+    agent: str = ""
+    branch: str = ""
+    iteration: int | None = None
+    usage: Usage = Field(default_factory=Usage)
+    signal: asyncio.Event | None = None
+
+    # which fields the uniform on_event record reports as input and output
+    record_input: ClassVar[str | None] = None
+    record_output: ClassVar[str | None] = None
+
+    def record_io(self) -> tuple[Any, Any]:
+        """(input, output) for the ``on_event`` record."""
+        i, o = self.record_input, self.record_output
+        return (getattr(self, i) if i else None, getattr(self, o) if o else None)
+
+
+class _ShortCircuit(EventContext):
+    short_circuit: str | None = None
+    """The key an ordinary handler short-circuited with (what a guard sees), else ``None``."""
+
+
+class ChatStartContext(EventContext):
+    """``on_chat_start``: once at the start of a run, before the user message is appended.
+    Returns: ``Deny(reason)`` ends the run denied, or ``None``."""
+
+    message: str = ""
+    record_input: ClassVar[str | None] = "message"
+
+
+class UserMessageContext(EventContext):
+    """``on_user_message``: the user message arrived, before any provider call.
+    Returns: ``{"message": str}`` or ``Deny(reason)`` (the run ends denied, no provider call)."""
+
+    message: str = ""
+    record_input: ClassVar[str | None] = "message"
+
+
+class PreAgentContext(_ShortCircuit):
+    """``pre_agent``: before an agent (top-level, sub-agent, handoff target) starts its work.
+    Returns: ``{"response": AgentResponse}`` skips the agent; ``Deny(reason)``."""
+
+    input: str = ""
+    response: AgentResponse | None = None
+    record_input: ClassVar[str | None] = "input"
+    record_output: ClassVar[str | None] = "response"
+
+
+class PostAgentContext(EventContext):
+    """``post_agent``: after an agent finished, before its response reaches the caller.
+    Returns: ``{"response": AgentResponse}``; ``Deny(reason)`` withholds the content."""
+
+    input: str = ""
+    response: AgentResponse = Field(default_factory=AgentResponse)
+    record_input: ClassVar[str | None] = "input"
+    record_output: ClassVar[str | None] = "response"
+
+
+class SessionContext(EventContext):
+    """``on_session_start`` (Returns: ``Deny(reason)``), ``on_session_end``, ``on_session_close``."""
+
+
+class LoopContext(EventContext):
+    """``on_loop_start`` / ``on_loop_end``: each iteration, 0-indexed ``iteration``."""
+
+
+class TransformContextContext(EventContext):
+    """``transform_context``: per request, before it is built; never changes stored history.
+    Returns: ``{"messages": list[ChatMessage]}``."""
+
+    messages: list[ChatMessage] = Field(default_factory=list)
+
+
+class PreRequestContext(_ShortCircuit):
+    """``pre_request``: before each provider call; also the context of the provider stack.
+    Returns: ``{"request": ProviderRequest}``, ``{"response": ProviderResponse}`` (skips the
+    provider), or ``Deny(reason)`` (no call, the run ends denied)."""
+
+    request: ProviderRequest = Field(default_factory=ProviderRequest)
+    response: ProviderResponse | None = None
+    provider: Any = None
+    """The provider the innermost call uses; a fallback middleware may pass another one on."""
+    record_input: ClassVar[str | None] = "request"
+    record_output: ClassVar[str | None] = "response"
+
+
+class StreamContext(EventContext):
+    """``on_stream_start`` / ``_chunk`` (``delta``, ``accumulated``) / ``_end`` (``response``) /
+    ``_error`` (``error``): around a streamed provider call. Observers."""
+
+    request: ProviderRequest = Field(default_factory=ProviderRequest)
+    delta: str = ""
+    accumulated: str = ""
+    response: ProviderResponse | None = None
+    error: BaseException | None = None
+    record_output: ClassVar[str | None] = "delta"
+
+
+class ResponseContext(EventContext):
+    """``on_response``: after the provider returned (or a short-circuit supplied a response).
+    Returns: ``{"response": ProviderResponse}``; ``Deny(reason)`` discards it and ends the run."""
+
+    request: ProviderRequest = Field(default_factory=ProviderRequest)
+    response: ProviderResponse = Field(default_factory=ProviderResponse)
+    record_input: ClassVar[str | None] = "request"
+    record_output: ClassVar[str | None] = "response"
+
+
+class ModelErrorContext(EventContext):
+    """``on_model_error``: a provider call failed (after retry middleware gave up).
+    Returns: ``{"response": ProviderResponse}`` recovers (first recovery wins) or
+    ``{"error": exc}`` replaces the error."""
+
+    request: ProviderRequest = Field(default_factory=ProviderRequest)
+    error: BaseException | None = None
+    response: ProviderResponse | None = None
+    recovered: bool = False
+    record_input: ClassVar[str | None] = "request"
+    record_output: ClassVar[str | None] = "response"
+
+
+class MessageContext(EventContext):
+    """``on_message``: after every message commit to history. Observer."""
+
+    message: ChatMessage = Field(default_factory=lambda: ChatMessage(role="user"))
+    record_output: ClassVar[str | None] = "message"
+
+
+class _ToolEvent(EventContext):
+    call: ToolCall = Field(default_factory=lambda: ToolCall(id="", name=""))
+    tool: Tool[Any] | None = None
+    tool_call_id: str = ""
+    scope: Scope | None = None
+
+    @property
+    def tool_name(self) -> str:
+        """The called tool's name (what ``match=`` tests)."""
+        return self.call.name
+
+    def record_io(self) -> tuple[Any, Any]:
+        return self.call.arguments, getattr(self, "result", None)
+
+
+class PreToolCallContext(_ToolEvent, _ShortCircuit):
+    """``pre_tool_call``: arguments validated, before the handler runs; also the context of the
+    tool stack. Returns: ``{"call": ToolCall}`` (arguments only), ``{"result": value}`` or
+    ``{"error": exc}`` (short-circuits), or ``Deny(reason)`` (an error the model reads)."""
+
+    result: Any = None
+    error: BaseException | str | None = None
+
+
+class ToolResultContext(_ToolEvent):
+    """``on_tool_call_result``: after the handler returned, before the tool message is written.
+    Returns: ``{"result": value}``, ``{"terminate": True}``, or ``Deny(reason)``."""
+
+    result: Any = None
+    duration: float = 0.0
+    terminate: bool = False
+
+
+class ToolErrorContext(_ToolEvent):
+    """``on_tool_call_error``: a tool call failed; ``source`` is ``handler``, ``validation``,
+    ``unknown_tool``, ``disabled`` or ``denied``. Returns: ``{"error": exc}`` replaces,
+    ``{"result": value}`` recovers (first wins; ignored for ``denied``), ``{"terminate": True}``."""
+
+    error: BaseException | str | None = None
+    source: str = "handler"
+    result: Any = None
+    recovered: bool = False
+    duration: float = 0.0
+    terminate: bool = False
+
+
+class TurnContext(EventContext):
+    """``prepare_next_turn`` (Returns: ``{"provider", "model", "thinking", "messages"}``) and
+    ``should_stop`` (Returns: ``True`` stops gracefully)."""
+
+    message: ChatMessage | None = None
+    tool_messages: list[ChatMessage] = Field(default_factory=list)
+    new_messages: list[ChatMessage] = Field(default_factory=list)
+    messages: list[ChatMessage] = Field(default_factory=list)
+    provider: Any = None
+    model: str = ""
+    thinking: str | None = None
+
+
+class StopContext(EventContext):
+    """``on_stop``: before a limit error is raised; ``reason`` is ``max_turns``, ``max_budget``
+    or a ``StopRun`` reason."""
+
+    reason: str = ""
+    record_output: ClassVar[str | None] = "reason"
+
+
+class MemoryContext(EventContext):
+    """``on_memory_read`` / ``_write`` (``key``, ``value``) and ``on_memory_error``
+    (``operation``, ``key``, ``error``)."""
+
+    key: str = ""
+    value: Any = None
+    operation: str | None = None
+    error: BaseException | None = None
+    record_input: ClassVar[str | None] = "key"
+    record_output: ClassVar[str | None] = "value"
+
+
+class SubagentContext(EventContext):
+    """``on_subagent_start`` / ``on_subagent_stop`` (adds ``result``, ``error``, ``duration``)."""
+
+    subagent: str = ""
+    task: str = ""
+    result: Any = None
+    error: BaseException | None = None
+    duration: float | None = None
+    record_input: ClassVar[str | None] = "task"
+    record_output: ClassVar[str | None] = "result"
+
+
+class HandoffContext(_ShortCircuit):
+    """``pre_handoff`` (Returns: ``Deny(reason)`` keeps the current agent) and ``on_handoff``."""
+
+    from_agent: str = ""
+    to_agent: str = ""
+
+
+class ChatDoneContext(EventContext):
+    """``on_chat_done``: the run completed; the response is about to return."""
+
+    response: AgentResponse = Field(default_factory=AgentResponse)
+    record_output: ClassVar[str | None] = "response"
+
+
+class ChatAbortContext(EventContext):
+    """``on_chat_abort``: the run was cancelled (abort signal, task cancellation, stream closed)."""
+
+    reason: Any = None
+
+
+class ChatErrorContext(EventContext):
+    """``on_chat_error``: the run ended with a non-abort error."""
+
+    error: BaseException | None = None
+
+
+class ChatEndContext(EventContext):
+    """``on_chat_end``: always, once, right after the terminal event."""
+
+    response: AgentResponse | None = None
+    error: BaseException | None = None
+    duration: float = 0.0
+    record_output: ClassVar[str | None] = "response"
+
+
+class ScopeContext(EventContext):
+    """``on_scope_register`` / ``on_scope_unregister``: outside any chat."""
+
+    scope: Scope | None = None
+
+
+class EventRecord(EventContext):
+    """``on_event``: one uniform record per emission of every other event, after its chain."""
+
+    type: str = ""
+    timestamp: float = 0.0
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    input: Any = None
+    output: Any = None
+    is_error: bool = False
+    duration: float | None = None
+    error: str | None = None
+    denied: str | None = None
+
+
+__all__ = [
+    "ChatAbortContext",
+    "ChatDoneContext",
+    "ChatEndContext",
+    "ChatErrorContext",
+    "ChatStartContext",
+    "EventContext",
+    "EventRecord",
+    "HandoffContext",
+    "LoopContext",
+    "MemoryContext",
+    "MessageContext",
+    "ModelErrorContext",
+    "PostAgentContext",
+    "PreAgentContext",
+    "PreRequestContext",
+    "PreToolCallContext",
+    "ResponseContext",
+    "ScopeContext",
+    "SessionContext",
+    "StopContext",
+    "StreamContext",
+    "SubagentContext",
+    "ToolErrorContext",
+    "ToolResultContext",
+    "TransformContextContext",
+    "TurnContext",
+    "UserMessageContext",
+]

@@ -1,0 +1,108 @@
+"""Messages, calls and responses: the typed values that flow through a run.
+
+Every model has a default for every field that is not essential, so
+``ProviderResponse(content="hi")`` is valid. ``ChatMessage`` and ``ToolCall`` are frozen:
+hooks replace them (``{"call": ...}``), they never mutate them in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant", "tool"]
+FinishReason = Literal["stop", "length", "content_filter", "denied", "stopped", "terminated"]
+
+
+class ToolCall(BaseModel):
+    """One tool call the model asked for: ``id``, tool ``name`` and parsed ``arguments``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChatMessage(BaseModel):
+    """One message of a transcript.
+
+    ``tool_calls`` is set on assistant messages that ask for tools; ``tool_call_id`` and
+    ``is_error`` on tool messages.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    is_error: bool = False
+    name: str | None = None
+
+
+class Usage(BaseModel):
+    """Token counts and cost; ``+`` adds two usages (how a run accumulates them)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cost: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage.model_construct(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+            cost=self.cost + other.cost,
+        )
+
+
+class ProviderRequest(BaseModel):
+    """What one provider call sends. The instructions travel in ``system`` only."""
+
+    model: str = ""
+    system: str | None = None
+    messages: list[ChatMessage] = Field(default_factory=list)
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    tool_choice: str | dict[str, Any] | None = None
+    temperature: float | None = None
+    reasoning_effort: str | None = None
+
+
+class ProviderResponse(BaseModel):
+    """One complete provider answer: text, tool calls, finish reason and usage."""
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    finish_reason: str = "stop"
+    usage: Usage = Field(default_factory=Usage)
+    raw: Any = None
+
+
+class AgentResponse(BaseModel):
+    """What ``chat()`` returns.
+
+    ``messages`` are the messages this run added to history; ``agent`` names the agent that
+    answered last (differs from the called agent after a handoff).
+    """
+
+    content: str | None = None
+    finish_reason: FinishReason = "stop"
+    messages: list[ChatMessage] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    iterations: int = 0
+    agent: str | None = None
+
+
+__all__ = [
+    "AgentResponse",
+    "ChatMessage",
+    "FinishReason",
+    "ProviderRequest",
+    "ProviderResponse",
+    "Role",
+    "ToolCall",
+    "Usage",
+]

@@ -1,0 +1,142 @@
+"""Applying a handler's return to its context: validation at the hook boundary.
+
+A return is ``None`` (unchanged), a ``Deny`` where the event accepts one, or a mapping of the
+keys the event accepts. Anything else is a ``BadReturnError`` naming the event, the handler,
+the key and the closest valid key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from pydantic import BaseModel, ValidationError
+
+from .decisions import Deny
+from .errors import BadReturnError
+from .events.catalog import EventSpec
+from .events.contexts import EventContext
+from .messages import ToolCall
+
+if TYPE_CHECKING:
+    from .bus import _Registration
+
+log = structlog.get_logger("agenthooks")
+
+
+def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
+                 reg: _Registration) -> tuple[bool, Deny | None]:
+    """Validate ``result`` and apply it to ``ctx``.
+
+    Returns (stop the ordinary chain, the deny). All keys are validated before any is applied,
+    so a bad return leaves the context as the previous handler left it.
+    """
+    if isinstance(result, Deny):
+        if spec.deny:
+            return True, result
+        raise BadReturnError(
+            f"handler {reg.label} returned Deny on {spec.name!r}, which cannot deny; "
+            f"it may return {spec.may_return}"
+        )
+    if not isinstance(result, Mapping):
+        raise BadReturnError(
+            f"handler {reg.label} of {spec.name!r} returned {type(result).__name__}; "
+            f"it may return None or {spec.may_return}"
+        )
+    keys = set(result)
+    for key in keys - spec.returns:
+        close = difflib.get_close_matches(str(key), sorted(spec.returns), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise BadReturnError(
+            f"handler {reg.label} of {spec.name!r} returned key {key!r}, which {spec.name} "
+            f"does not accept{hint} It may return {spec.may_return}"
+        )
+    short = keys & spec.short_circuit
+    if len(short) > 1:
+        raise BadReturnError(
+            f"handler {reg.label} of {spec.name!r} returned {sorted(short)}: "
+            "short-circuit keys exclude each other"
+        )
+    recovery = keys & spec.recovery
+    if recovery and getattr(ctx, "source", None) == "denied":
+        log.info("denied_recovery_ignored", hook_event=spec.name, handler=reg.label,
+                 tool_call_id=getattr(ctx, "tool_call_id", None))
+        keys -= recovery
+        recovery = set()
+    values = {key: _coerce(spec, ctx, key, result[key], reg) for key in keys}
+    ctx.__dict__.update(values)
+    if short:
+        ctx.__dict__["short_circuit"] = short.pop()
+        return True, None
+    if recovery:
+        ctx.__dict__["recovered"] = True
+        return True, None
+    return False, None
+
+
+def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any,
+            reg: _Registration) -> Any:
+    where = f"handler {reg.label} of {spec.name!r} returned {key!r}"
+    if key == "call":
+        call = _model(ToolCall, value, where)
+        current: ToolCall = ctx.__dict__["call"]
+        if call.id != current.id or call.name != current.name:
+            raise BadReturnError(f"{where} with a changed id or name: only arguments may change")
+        return call
+    if key == "error":
+        if not isinstance(value, (BaseException, str)):
+            raise BadReturnError(f"{where} as {type(value).__name__}: give an exception or a str")
+        return value
+    if key == "terminate":
+        if not isinstance(value, bool):
+            raise BadReturnError(f"{where} as {type(value).__name__}: give True or False")
+        return value
+    expected = _expected(type(ctx), key)
+    if expected is None:
+        return value
+    if isinstance(expected, tuple):  # list[Model]
+        if not isinstance(value, list):
+            raise BadReturnError(f"{where} as {type(value).__name__}: give a list")
+        return [_model(expected[0], item, where) for item in value]
+    if issubclass(expected, BaseModel):
+        return _model(expected, value, where)
+    if not isinstance(value, expected):
+        raise BadReturnError(f"{where} as {type(value).__name__}: give a {expected.__name__}")
+    return value
+
+
+def _model(cls: type[BaseModel], value: Any, where: str) -> Any:
+    if isinstance(value, cls):
+        return value
+    try:
+        return cls.model_validate(value)
+    except ValidationError as exc:
+        raise BadReturnError(f"{where} that is not a valid {cls.__name__}: {exc}") from None
+
+
+@cache
+def _expected(cls: type[EventContext], key: str) -> Any:
+    """The class a returned value must be: a model class, ``(Model,)`` for a list of models,
+    a plain type, or None for anything."""
+    field = cls.model_fields.get(key)
+    if field is None:
+        return None
+    annotation = field.annotation
+    options = [a for a in typing.get_args(annotation) if a is not type(None)] if isinstance(
+        annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union else [
+        annotation]
+    if len(options) != 1:
+        return None
+    target = options[0]
+    if typing.get_origin(target) is list:
+        (item,) = typing.get_args(target)
+        return (item,) if isinstance(item, type) and issubclass(item, BaseModel) else None
+    return target if isinstance(target, type) and target not in (object, Any) else None
+
+
+__all__ = ["apply_return"]

@@ -1,0 +1,210 @@
+"""Tools: ``@tool`` turns a typed function into a ``Tool``; ``Scope`` groups tools.
+
+Arguments are validated by pydantic from the function's signature; the JSON schema given to
+the provider comes from the same model. A parameter annotated ``ToolContext`` is injected by
+the runtime (memory, run id, the call) and is not part of the schema.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_type_hints, overload
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from .errors import RegistrationError, ToolValidationError
+from .messages import ToolCall
+
+if TYPE_CHECKING:
+    from .runtime.memory import Memory
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a tool may ask for by annotating a parameter ``ToolContext``."""
+
+    call: ToolCall
+    agent: str
+    run_id: str
+    branch: str
+    memory: Memory | None = None
+    session_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool(Generic[F]):
+    """A function the model may call. Calling the ``Tool`` calls the original function."""
+
+    def __init__(
+        self,
+        fn: F,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        inline: bool = False,
+    ) -> None:
+        if not callable(fn):
+            raise RegistrationError(f"@tool needs a function, got {fn!r}")
+        self.fn = fn
+        self.__wrapped__ = fn
+        self.name = name or fn.__name__
+        self.description = (description or inspect.getdoc(fn) or "").strip()
+        self.__doc__ = fn.__doc__
+        self.is_async = inspect.iscoroutinefunction(fn)
+        self.inline = inline
+        self.context_param, self.args_model = _arguments_model(fn, self.name)
+        self.parameters = self.args_model.model_json_schema()
+        self.parameters.pop("title", None)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r})"
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI-style function schema offered to the provider."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Validate and coerce ``arguments``; raise ``ToolValidationError`` naming the argument."""
+        try:
+            model = self.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise ToolValidationError(
+                f"invalid arguments for tool {self.name!r}: {problems}"
+            ) from None
+        return {k: getattr(model, k) for k in type(model).model_fields}
+
+    async def invoke(self, arguments: dict[str, Any], context: ToolContext | None = None) -> Any:
+        """Run the function with validated ``arguments``; sync functions run in a worker thread
+        unless the tool is ``inline``."""
+        kwargs = dict(arguments)
+        if self.context_param is not None:
+            kwargs[self.context_param] = context
+        if self.is_async:
+            return await self.fn(**kwargs)
+        if self.inline:
+            result = self.fn(**kwargs)
+        else:
+            result = await asyncio.to_thread(self.fn, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[str | None, type[BaseModel]]:
+    try:
+        hints = get_type_hints(fn)
+    except Exception:  # unresolvable forward refs: fall back to Any for each parameter
+        hints = {}
+    fields: dict[str, Any] = {}
+    context_param = None
+    for pname, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(pname, Any)
+        if annotation is ToolContext:
+            context_param = pname
+            continue
+        default = ... if param.default is param.empty else param.default
+        fields[pname] = (annotation, default)
+    model = create_model(  # type: ignore[call-overload]
+        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return context_param, model
+
+
+@overload
+def tool(fn: F, /) -> Tool[F]: ...
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None, inline: bool = False
+) -> Callable[[F], Tool[F]]: ...
+def tool(
+    fn: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    inline: bool = False,
+) -> Tool[F] | Callable[[F], Tool[F]]:
+    """Turn a typed sync or async function into a ``Tool``.
+
+    ``@tool`` or ``@tool(name=..., description=..., inline=True)``; the description defaults to
+    the docstring. ``inline=True`` runs a sync function on the event loop instead of a thread.
+    """
+    if fn is not None:
+        return Tool(fn)
+
+    def decorate(f: F) -> Tool[F]:
+        return Tool(f, name=name, description=description, inline=inline)
+
+    return decorate
+
+
+def as_tool(obj: Tool[Any] | Callable[..., Any]) -> Tool[Any]:
+    """A ``Tool`` as it is, or a plain function wrapped as one."""
+    return obj if isinstance(obj, Tool) else Tool(obj)
+
+
+class Scope:
+    """A named group of tools that can be registered, unregistered and disabled together."""
+
+    __slots__ = ("name", "tools", "enabled")
+
+    def __init__(
+        self, name: str, tools: Iterable[Tool[Any] | Callable[..., Any]] = (), enabled: bool = True
+    ) -> None:
+        self.name = name
+        self.tools: dict[str, Tool[Any]] = {}
+        for t in tools:
+            t = as_tool(t)
+            if t.name in self.tools:
+                raise RegistrationError(f"scope {name!r} has two tools named {t.name!r}")
+            self.tools[t.name] = t
+        self.enabled = enabled
+
+    def __repr__(self) -> str:
+        return f"Scope({self.name!r}, tools={list(self.tools)!r}, enabled={self.enabled})"
+
+
+def serialize_result(result: Any) -> str:
+    """The text of a tool message: strings as they are, anything else as JSON."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, BaseModel):
+        return result.model_dump_json()
+    try:
+        return json.dumps(result, default=_json_default, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(result)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+__all__ = ["Scope", "Tool", "ToolContext", "as_tool", "serialize_result", "tool"]
