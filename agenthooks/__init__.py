@@ -31,12 +31,24 @@ from .messages import (
     Usage,
 )
 from .middleware import Middleware, Stack
+from .providers import OpenAIChatProvider, Provider, ScriptedProvider, StreamDelta
+from .runtime import (
+    Agent,
+    FinalResponse,
+    Memory,
+    Session,
+    StreamEvent,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from .tools import Scope, Tool, ToolContext, tool
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CATALOG",
+    "Agent",
     "AgentHooksError",
     "AgentResponse",
     "BadReturnError",
@@ -45,9 +57,13 @@ __all__ = [
     "Deny",
     "Disposer",
     "EventName",
+    "FinalResponse",
     "HookBus",
     "MaxTurnsExceeded",
+    "Memory",
     "Middleware",
+    "OpenAIChatProvider",
+    "Provider",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderHTTPError",
@@ -58,10 +74,17 @@ __all__ = [
     "RegistrationError",
     "RunAborted",
     "Scope",
+    "ScriptedProvider",
+    "Session",
     "Stack",
     "StopRun",
+    "StreamDelta",
+    "StreamEvent",
+    "TextDelta",
     "Tool",
     "ToolCall",
+    "ToolCallEnd",
+    "ToolCallStart",
     "ToolContext",
     "UnknownEventError",
     "Usage",

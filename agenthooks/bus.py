@@ -7,6 +7,7 @@ breaks the dispatch in progress: the change applies from the next emission.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import itertools
 import re
@@ -18,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 import blinker
 import structlog
 
+from ._construct import build
 from .decisions import Deny
-from .errors import BadReturnError, RegistrationError
+from .errors import BadReturnError, RegistrationError, StopRun
 from .events.catalog import CATALOG, EventSpec, resolve
 from .events.contexts import EventContext, EventRecord
 from .middleware import Middleware, Stack
@@ -178,6 +180,7 @@ class HookBus:
         self.provider_stack = Stack()
         self.tool_stack = Stack()
         self._records = False
+        self._inherited: tuple[HookBus, ...] = ()
         self.listened: frozenset[str] = frozenset()
         """Events an emission must not skip: those with handlers or receivers (every event
         while ``on_event`` has one). The runtime builds a context only for these."""
@@ -262,6 +265,8 @@ class HookBus:
         regs = sorted(self._registrations.get(event, ()), key=lambda r: (-r.priority, r.seq))
         ordinary = tuple(r for r in regs if not r.guard)
         guards = tuple(r for r in regs if r.guard)
+        for ancestor in self._inherited:  # ancestors' guards run after this bus's own
+            guards += ancestor._chains.get(event, _EMPTY)[1]
         if ordinary or guards:
             self._chains[event] = (ordinary, guards)
         else:
@@ -277,6 +282,25 @@ class HookBus:
     def _has_listeners(self, name: str) -> bool:
         sig = self._signals.get(name)
         return name in self._chains or (sig is not None and bool(sig.receivers))
+
+    def with_guards_of(self, ancestor: HookBus) -> HookBus:
+        """A dispatch view of this bus that also runs ``ancestor``'s guards, after its own.
+
+        How a sub-agent with a bus of its own stays under its parents' policy. The view shares
+        this bus's registrations, signals and middleware; its chains are a snapshot.
+        """
+        view = copy.copy(self)
+        view._inherited = (ancestor,)
+        view._chains = {}
+        for event in {*self._registrations, *ancestor._chains}:
+            view._rebuild(event)
+        return view
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing is registered: no handler, receiver or middleware."""
+        return not self._chains and not self._middleware and not any(
+            s.receivers for s in self._signals.values())
 
     def handlers(self, event: EventName | str) -> list[Handler]:
         """The handlers of ``event`` in the order they run (guards last)."""
@@ -337,9 +361,10 @@ class HookBus:
 
     async def emit(self, event: str, ctx: EventContext) -> None:
         """Fire an observer event: every handler runs, return values are ignored."""
-        if event not in self.listened:
+        if event not in self.listened and (
+                event in CATALOG or (event := resolve(event).name) not in self.listened):
             return
-        spec = CATALOG.get(event) or resolve(event)
+        spec = CATALOG[event]
         ordinary, guards = self._chains.get(spec.name, _EMPTY)
         for reg in (*ordinary, *guards) if guards else ordinary:
             if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
@@ -357,9 +382,10 @@ class HookBus:
     async def run(self, event: str, ctx: EventContext) -> Deny | None:
         """Fold an interceptor event over its handlers; each return is applied to ``ctx``
         before the next handler runs. Returns the ``Deny`` that refused the step, or None."""
-        if event not in self.listened:
+        if event not in self.listened and (
+                event in CATALOG or (event := resolve(event).name) not in self.listened):
             return None
-        spec = CATALOG.get(event) or resolve(event)
+        spec = CATALOG[event]
         ordinary, guards = self._chains.get(spec.name, _EMPTY)
         deny: Deny | None = None
         for reg in ordinary:
@@ -380,9 +406,10 @@ class HookBus:
 
     async def check(self, event: str, ctx: EventContext) -> bool:
         """Ask a predicate event: True as soon as one handler returns True."""
-        if event not in self.listened:
+        if event not in self.listened and (
+                event in CATALOG or (event := resolve(event).name) not in self.listened):
             return False
-        spec = CATALOG.get(event) or resolve(event)
+        spec = CATALOG[event]
         ordinary, guards = self._chains.get(spec.name, _EMPTY)
         verdict = False
         for reg in (*ordinary, *guards):
@@ -427,6 +454,8 @@ class HookBus:
         if spec.teardown:
             self._log_isolated(reg, spec, exc)
             return None
+        if isinstance(exc, StopRun):  # a deliberate stop is never isolated
+            raise exc
         if reg.guard and spec.deny:
             self._log_isolated(reg, spec, exc)
             return Deny(_error_text(exc))
@@ -477,7 +506,7 @@ def make_record(name: str, ctx: EventContext, deny: Deny | None) -> EventRecord:
     error = data.get("error")
     inp, out = ctx.record_io()
     call = data.get("call")
-    return EventRecord.model_construct(
+    return build(EventRecord, 
         type=name,
         timestamp=time.time(),
         run_id=ctx.run_id,

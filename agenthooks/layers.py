@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ._construct import build
 from .bus import HookBus
 from .decisions import Deny
 from .errors import ToolValidationError
@@ -56,7 +57,7 @@ async def call_provider(bus: HookBus, ctx: PreRequestContext, endpoint: CallNext
             response = await stack.compose(endpoint)(ctx)
         except Exception as exc:
             response = await recover_model_error(bus, ctx, exc)
-    after = ResponseContext.model_construct(**common(ctx), request=ctx.request, response=response)
+    after = build(ResponseContext, **common(ctx), request=ctx.request, response=response)
     deny = await bus.run("on_response", after)
     return deny if deny is not None else after.response
 
@@ -66,7 +67,7 @@ async def recover_model_error(bus: HookBus, ctx: PreRequestContext,
     """``on_model_error``: the recovered response, or raise the (possibly replaced) error."""
     if "on_model_error" not in bus.listened:
         raise exc
-    ectx = ModelErrorContext.model_construct(**common(ctx), request=ctx.request, error=exc,
+    ectx = build(ModelErrorContext, **common(ctx), request=ctx.request, error=exc,
                                              response=None, recovered=False)
     await bus.run("on_model_error", ectx)
     if ectx.recovered and ectx.response is not None:
@@ -118,7 +119,7 @@ async def tool_before(bus: HookBus, ctx: PreToolCallContext) -> ToolOutcome | No
             arguments = ctx.tool.validate(ctx.call.arguments)
         except ToolValidationError as exc:
             return ToolOutcome(ctx.call, error=exc, source="validation")
-        ctx.__dict__["call"] = ToolCall.model_construct(
+        ctx.__dict__["call"] = build(ToolCall, 
             id=ctx.call.id, name=ctx.call.name, arguments=arguments)
     return None
 
@@ -141,7 +142,7 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
     if outcome.error is not None:
         if not TOOL_EVENTS & bus.listened:
             return outcome
-        ectx = ToolErrorContext.model_construct(
+        ectx = build(ToolErrorContext, 
             **base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
             scope=ctx.scope, error=outcome.error, source=outcome.source or "handler",
             result=None, recovered=False, duration=outcome.duration, terminate=False)
@@ -153,7 +154,7 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
         outcome.error, outcome.source, outcome.result = None, None, ectx.result
     if "on_tool_call_result" not in bus.listened:
         return outcome
-    rctx = ToolResultContext.model_construct(
+    rctx = build(ToolResultContext, 
         **base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
         scope=ctx.scope, result=outcome.result, duration=outcome.duration,
         terminate=outcome.terminate)

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._construct import build
+
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "length", "content_filter", "denied", "stopped", "terminated"]
 
@@ -51,7 +53,7 @@ class Usage(BaseModel):
     cost: float = 0.0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage.model_construct(
+        return build(Usage, 
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,

@@ -51,7 +51,7 @@ def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
     keys = set(result)
     for key in keys - spec.returns:
         close = difflib.get_close_matches(str(key), sorted(spec.returns), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = f"; did you mean {close[0]!r}?" if close else "."
         raise BadReturnError(
             f"handler {reg.label} of {spec.name!r} returned key {key!r}, which {spec.name} "
             f"does not accept{hint} It may return {spec.may_return}"

@@ -41,6 +41,11 @@ class ToolContext:
 class Tool(Generic[F]):
     """A function the model may call. Calling the ``Tool`` calls the original function."""
 
+    subagent: Any = None
+    """The agent this tool delegates to (a sub-agent offered as a tool), else None."""
+    handoff: Any = None
+    """The agent this tool hands the conversation to (``transfer_to_<name>``), else None."""
+
     def __init__(
         self,
         fn: F,
@@ -61,6 +66,7 @@ class Tool(Generic[F]):
         self.context_param, self.args_model = _arguments_model(fn, self.name)
         self.parameters = self.args_model.model_json_schema()
         self.parameters.pop("title", None)
+        self._schema: dict[str, Any] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -71,6 +77,11 @@ class Tool(Generic[F]):
     @property
     def schema(self) -> dict[str, Any]:
         """The OpenAI-style function schema offered to the provider."""
+        if self._schema is None:
+            self._schema = self._build_schema()
+        return self._schema
+
+    def _build_schema(self) -> dict[str, Any]:
         return {
             "type": "function",
             "function": {

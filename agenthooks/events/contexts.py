@@ -106,6 +106,10 @@ class PreRequestContext(_ShortCircuit):
     response: ProviderResponse | None = None
     provider: Any = None
     """The provider the innermost call uses; a fallback middleware may pass another one on."""
+    stream: bool = False
+    """True when the call streams; ``chunks_sent`` counts the text chunks the caller already
+    got (a retry middleware retries a streamed call only while it is 0)."""
+    chunks_sent: int = 0
     record_input: ClassVar[str | None] = "request"
     record_output: ClassVar[str | None] = "response"
 

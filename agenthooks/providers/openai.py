@@ -8,12 +8,14 @@ are middleware).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 
@@ -27,7 +29,12 @@ from ..errors import (
 from ..messages import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
 from .base import StreamDelta, StreamItem
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
 JSONObject = dict[str, Any]
+
+_DRAIN_SECONDS = 1.0  # how long to wait for the end of the body after ``[DONE]``
 
 
 class OpenAIChatProvider:
@@ -92,14 +99,16 @@ class OpenAIChatProvider:
                 if response.status_code >= 400:
                     await response.aread()
                     raise self._http_error(response)
-                async for data in _sse_data(response.aiter_lines()):
-                    if data == "[DONE]":
-                        assembler.done = True
-                        break
-                    chunk = self._decode(data, status=response.status_code, chunks=assembler)
-                    text = assembler.add(chunk)
-                    if text:
-                        yield StreamDelta(text)
+                async with contextlib.aclosing(_sse_data(response.aiter_lines())) as events:
+                    async for data in events:
+                        if data == "[DONE]":
+                            assembler.done = True
+                            await _drain(events)
+                            break
+                        chunk = self._decode(data, status=response.status_code, streamed=True)
+                        text = assembler.add(chunk)
+                        if text:
+                            yield StreamDelta(text)
         except httpx.RequestError as exc:
             self._raise_transport(exc, chunks=assembler.chunks)
         yield assembler.response()
@@ -109,7 +118,7 @@ class OpenAIChatProvider:
         if self._owns_client:
             await self._client.aclose()
 
-    async def __aenter__(self) -> OpenAIChatProvider:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(
@@ -127,13 +136,11 @@ class OpenAIChatProvider:
     def _where(self) -> str:
         return f"{self.name} (POST {self.url})"
 
-    def _decode(
-        self, data: str | bytes, *, status: int, chunks: _StreamAssembler | None = None
-    ) -> JSONObject:
+    def _decode(self, data: str | bytes, *, status: int, streamed: bool = False) -> JSONObject:
         try:
             payload = json.loads(data)
         except ValueError as exc:
-            kind = "stream chunk" if chunks is not None else "response"
+            kind = "stream chunk" if streamed else "response"
             raise ProviderResponseError(
                 f"{self._where}: {kind} is not valid JSON ({exc}): {_clip(data)}",
                 raw=data,
@@ -416,7 +423,23 @@ class _StreamAssembler:
         )
 
 
-async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+async def _drain(events: AsyncIterator[str]) -> None:
+    """Read what follows ``[DONE]`` (normally just the end of the body), briefly.
+
+    A fully read body lets httpx put the connection back in its pool; a server that keeps
+    the stream open after ``[DONE]`` costs at most ``_DRAIN_SECONDS`` and the reuse, never
+    the answer, which is already complete.
+    """
+
+    async def rest() -> None:
+        async for _ in events:
+            pass
+
+    with contextlib.suppress(asyncio.TimeoutError, httpx.HTTPError):
+        await asyncio.wait_for(rest(), _DRAIN_SECONDS)
+
+
+async def _sse_data(lines: AsyncIterator[str]) -> AsyncGenerator[str, None]:
     """The ``data`` of each server-sent event (``\\r\\n`` handled by httpx's line reader).
 
     Comment lines (``:``) and other fields are skipped; multi-line data is joined with
@@ -429,8 +452,7 @@ async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
                 yield "\n".join(data)
                 data = []
         elif line.startswith("data:"):
-            value = line[5:]
-            data.append(value[1:] if value.startswith(" ") else value)
+            data.append(line[5:].removeprefix(" "))
     if data:
         yield "\n".join(data)
 

@@ -44,14 +44,25 @@ class ScriptedProvider:
 
     Or ``responses`` is a single callable, used for every call (the script never runs out).
     Running out of items raises ``ScriptExhausted``. ``requests`` records a copy of every
-    request received, the failing ones included. Tool calls with an empty ``id`` get
+    request received, the failing ones included (``record=False`` turns that off, for
+    benchmarks that make millions of calls). Tool calls with an empty ``id`` get
     deterministic ids ``call_1``, ``call_2``, ... counted across the provider's life.
 
     ``stream()`` yields the content as ``StreamDelta`` pieces (words with their whitespace,
     or ``chunk_size``-character pieces), then the ``ProviderResponse``.
     """
 
-    __slots__ = ("_call_ids", "_each", "_index", "_script", "chunk_size", "name", "requests")
+    __slots__ = (
+        "_call_ids",
+        "_calls",
+        "_each",
+        "_index",
+        "_script",
+        "chunk_size",
+        "name",
+        "record",
+        "requests",
+    )
 
     def __init__(
         self,
@@ -59,15 +70,18 @@ class ScriptedProvider:
         *,
         name: str = "scripted",
         chunk_size: int | None = None,
+        record: bool = True,
     ) -> None:
         if chunk_size is not None and chunk_size < 1:
             raise ValueError(f"ScriptedProvider chunk_size must be >= 1, got {chunk_size!r}")
         self.name = name
         self.chunk_size = chunk_size
+        self.record = record
         self.requests: list[ProviderRequest] = []  # a copy of each request received, in order
         self._each: ScriptCallable | None = None
         self._script: list[ScriptItem] = []
         self._index = 0
+        self._calls = 0
         self._call_ids = 0
         if isinstance(responses, (str, ProviderResponse, BaseException)):
             raise TypeError(
@@ -86,11 +100,13 @@ class ScriptedProvider:
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """Record the request and return the next scripted response (or raise its exception)."""
-        self.requests.append(
-            request.model_copy(
-                update={"messages": list(request.messages), "tools": list(request.tools)}
+        if self.record:
+            self.requests.append(
+                request.model_copy(
+                    update={"messages": list(request.messages), "tools": list(request.tools)}
+                )
             )
-        )
+        self._calls += 1
         item = self._next_item()
         if isinstance(item, ProviderResponse):
             response = item
@@ -117,7 +133,7 @@ class ScriptedProvider:
             given = len(self._script)
             raise ScriptExhausted(
                 f"ScriptedProvider {self.name!r} ran out of responses: it was given {given} "
-                f"and this is call {len(self.requests)}; add more responses to the script"
+                f"and this is call {self._calls}; add more responses to the script"
             )
         item = self._script[self._index]
         self._index += 1

@@ -88,7 +88,7 @@ async def test_single_callable_answers_every_call() -> None:
 
 
 async def test_callable_returning_something_else_is_a_clear_error() -> None:
-    provider = ScriptedProvider([lambda request: 42])
+    provider = ScriptedProvider([lambda request: 42])  # type: ignore[list-item,return-value]
     with pytest.raises(TypeError, match="returned int; return a ProviderResponse or a str"):
         await provider.complete(ask())
 
@@ -174,3 +174,11 @@ async def test_stream_raises_exception_items() -> None:
 async def test_whitespace_only_content_streams_as_one_piece() -> None:
     items = await collect(ScriptedProvider(["  \n"]), ask())
     assert items[0] == StreamDelta("  \n")
+
+
+async def test_recording_can_be_turned_off() -> None:
+    provider = ScriptedProvider(["a"], record=False)
+    await provider.complete(ask())
+    with pytest.raises(ScriptExhausted, match="this is call 2"):
+        await provider.complete(ask())
+    assert provider.requests == []

@@ -22,7 +22,10 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 JSON = dict[str, Any]
 
@@ -37,15 +40,16 @@ class Reply:
     ``parts`` are written one after another (``delay`` seconds apart), as chunks when
     ``chunked``, else as one body with a Content-Length. ``end`` says how the reply ends:
     ``"close"`` finishes the message properly (keeping the connection), ``"drop"`` closes
-    the socket right after the parts (no terminating chunk), ``"hang"`` sends nothing and
-    waits until the client goes away or the server stops.
+    the socket right after the parts (no terminating chunk), ``"stall"`` sends the parts and
+    then neither ends the body nor closes, ``"hang"`` sends nothing at all. A stalled or
+    hanging reply waits until the client goes away or the server stops.
     """
 
     status: int = 200
     parts: list[bytes] = field(default_factory=list)
     content_type: str = "application/json"
     chunked: bool = False
-    end: Literal["close", "drop", "hang"] = "close"
+    end: Literal["close", "drop", "stall", "hang"] = "close"
     delay: float = 0.0
 
 
@@ -77,7 +81,7 @@ def sse_reply(
     done: bool = True,
     newline: str = "\n",
     comments: bool = False,
-    end: Literal["close", "drop"] = "close",
+    end: Literal["close", "drop", "stall"] = "close",
     delay: float = 0.0,
 ) -> Reply:
     """A ``text/event-stream`` reply, one HTTP chunk per event.
@@ -85,7 +89,8 @@ def sse_reply(
     ``events`` are chunk objects (sent as ``data: <json>``) or raw strings sent as the data.
     ``done`` appends ``data: [DONE]``; ``newline="\\r\\n"`` switches line endings;
     ``comments`` sends ``: keep-alive`` comment lines before every event; ``end="drop"``
-    closes the socket after the last event without ending the chunked body.
+    closes the socket after the last event without ending the chunked body, ``"stall"``
+    keeps it open.
     """
     parts: list[bytes] = []
     datas = [event if isinstance(event, str) else json.dumps(event) for event in events]
@@ -94,9 +99,7 @@ def sse_reply(
     for data in datas:
         comment = f": keep-alive{newline}{newline}" if comments else ""
         parts.append(f"{comment}data: {data}{newline}{newline}".encode())
-    return Reply(
-        parts=parts, content_type="text/event-stream", chunked=True, end=end, delay=delay
-    )
+    return Reply(parts=parts, content_type="text/event-stream", chunked=True, end=end, delay=delay)
 
 
 def hang() -> Reply:
@@ -233,6 +236,7 @@ class WireServer:
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.port = 0
+        self.connections = 0  # TCP connections accepted (keep-alive reuse shows here)
 
     @property
     def url(self) -> str:
@@ -244,15 +248,15 @@ class WireServer:
         """The JSON body of every request received, in order."""
         return [r.json for r in self.received]
 
-    def reply(self, *replies: ReplySource) -> WireServer:
+    def reply(self, *replies: ReplySource) -> Self:
         """Queue replies, answered one per request in order; returns the server."""
         self._replies.extend(replies)
         return self
 
-    def start(self) -> WireServer:
+    def start(self) -> Self:
         """Start the server thread and wait until it listens."""
         ready = threading.Event()
-        failure: list[BaseException] = []
+        failure: list[OSError] = []
 
         def run() -> None:
             loop = asyncio.new_event_loop()
@@ -262,7 +266,7 @@ class WireServer:
                     asyncio.start_server(self._handle, "127.0.0.1", 0)
                 )
                 self.port = self._server.sockets[0].getsockname()[1]
-            except BaseException as exc:  # reported to start()'s caller
+            except OSError as exc:  # reported to start()'s caller
                 failure.append(exc)
                 ready.set()
                 loop.close()
@@ -287,7 +291,7 @@ class WireServer:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
 
-    def __enter__(self) -> WireServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -304,6 +308,7 @@ class WireServer:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
+        self.connections += 1
         try:
             while await self._serve_one(reader, writer):
                 pass
@@ -329,10 +334,10 @@ class WireServer:
         body = await reader.readexactly(int(headers.get("content-length", "0")))
         self.received.append(Received(method, path, headers, body))
         reply = self._next_reply(body)
-        if reply.end == "hang":
+        if reply.end != "hang":
+            await self._write(writer, reply)
+        if reply.end in ("hang", "stall"):
             await reader.read()  # until the client gives up
-            return False
-        await self._write(writer, reply)
         return reply.end == "close"
 
     def _next_reply(self, body: bytes) -> Reply:

@@ -1,0 +1,256 @@
+"""Agent: configuration, a default conversation, and the hooks API of its bus."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from typing import Any
+
+from .._construct import build
+from ..bus import Disposer, ErrorPolicy, HookBus, Matcher
+from ..errors import RegistrationError
+from ..events import EventName
+from ..events.contexts import ScopeContext
+from ..messages import AgentResponse, ChatMessage
+from ..middleware import Middleware, Stack
+from ..providers.base import Provider
+from ..tools import Scope, Tool, as_tool
+from .memory import Memory
+from .run import Run
+from .runner import execute_run, stream_run
+from .streaming import StreamEvent
+
+DEFAULT_MAX_TURNS = 25
+
+
+class ScopeRegistry:
+    """The agent's tools, grouped in named scopes (``agent.scopes``).
+
+    ``register`` / ``unregister`` are coroutines: their ``on_scope_register`` /
+    ``on_scope_unregister`` handlers run on the loop, and a raising handler's exception
+    reaches the caller.
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self._agent = agent
+        self._scopes: dict[str, Scope] = {}
+
+    def add(self, scope: Scope) -> None:
+        """Add ``scope`` without firing events (construction time)."""
+        if scope.name in self._scopes:
+            raise RegistrationError(f"agent {self._agent.name!r} already has a scope {scope.name!r}")
+        self._scopes[scope.name] = scope
+
+    async def register(self, scope: Scope) -> Disposer:
+        """Add ``scope`` and fire ``on_scope_register``; returns a disposer (sync) that removes
+        it again without an event. Use ``unregister`` for the event."""
+        self.add(scope)
+        await self._fire("on_scope_register", scope)
+        return Disposer(lambda: self._scopes.pop(scope.name, None) and None)
+
+    async def unregister(self, name: str) -> Scope:
+        """Remove the scope ``name`` and fire ``on_scope_unregister``."""
+        scope = self._scopes.pop(name, None)
+        if scope is None:
+            raise RegistrationError(
+                f"agent {self._agent.name!r} has no scope {name!r}; scopes: {list(self._scopes)}")
+        await self._fire("on_scope_unregister", scope)
+        return scope
+
+    async def _fire(self, event: str, scope: Scope) -> None:
+        bus = self._agent.bus
+        if event in bus.listened:
+            await bus.emit(event, build(ScopeContext, agent=self._agent.name,
+                                                               branch=self._agent.name,
+                                                               scope=scope))
+
+    def __getitem__(self, name: str) -> Scope:
+        return self._scopes[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._scopes
+
+    def __iter__(self) -> Any:
+        return iter(self._scopes.values())
+
+    def lookup(self, tool_name: str) -> tuple[Tool[Any], Scope] | None:
+        """The tool called ``tool_name`` and its scope (enabled or not), or None."""
+        for scope in self._scopes.values():
+            found = scope.tools.get(tool_name)
+            if found is not None:
+                return found, scope
+        return None
+
+    def names(self) -> list[str]:
+        """The names of the tools offered to the model."""
+        return [n for s in self._scopes.values() if s.enabled for n in s.tools]
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The JSON schemas of the tools offered to the model (enabled scopes only)."""
+        return [t.schema for s in self._scopes.values() if s.enabled for t in s.tools.values()]
+
+
+class Agent:
+    """An LLM agent whose every lifecycle point fires on its bus.
+
+    ``sub_agents`` are offered to the model as tools named after each agent (one argument,
+    ``task``); ``handoffs`` as ``transfer_to_<name>`` tools that pass the conversation on.
+    ``middleware`` belongs to this agent only and sits inside the bus's. ``chat()`` calls of
+    one agent are serialized; use one ``Session`` per concurrent conversation.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        instructions: str | None = None,
+        *,
+        provider: Provider | None = None,
+        tools: Iterable[Tool[Any] | Callable[..., Any]] = (),
+        bus: HookBus | None = None,
+        middleware: Sequence[Middleware] = (),
+        model: str | None = None,
+        temperature: float | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        max_total_tokens: int | None = None,
+        max_cost: float | None = None,
+        parallel_tool_calls: bool = False,
+        sub_agents: Sequence[Agent] = (),
+        handoffs: Sequence[Agent] = (),
+        memory: Memory | None = None,
+        description: str | None = None,
+        abort_timeout: float = 5.0,
+    ) -> None:
+        if not name or not isinstance(name, str):
+            raise RegistrationError(f"an agent needs a name, got {name!r}")
+        if max_turns < 1:
+            raise RegistrationError(f"max_turns must be at least 1, got {max_turns}")
+        for m in middleware:
+            if not isinstance(m, Middleware):
+                raise RegistrationError(f"middleware= takes Middleware objects, got {m!r}")
+        self.name = name
+        self.instructions = instructions
+        self.description = description
+        self.provider = provider
+        self._explicit_bus = bus is not None
+        self.bus = bus if bus is not None else HookBus()
+        self.provider_middleware = Stack(m for m in middleware if "provider" in m.stacks)
+        self.tool_middleware = Stack(m for m in middleware if "tool" in m.stacks)
+        self.model = model
+        self.temperature = temperature
+        self.tool_choice = tool_choice
+        self.max_turns = max_turns
+        self.max_total_tokens = max_total_tokens
+        self.max_cost = max_cost
+        self.parallel_tool_calls = parallel_tool_calls
+        self.memory = memory
+        self.abort_timeout = abort_timeout
+        self.sub_agents = list(sub_agents)
+        self.handoffs = list(handoffs)
+        self.scopes = ScopeRegistry(self)
+        self.scopes.add(Scope("default", tools))
+        if self.sub_agents:
+            self.scopes.add(Scope("sub_agents", [_subagent_tool(a) for a in self.sub_agents]))
+        if self.handoffs:
+            self.scopes.add(Scope("handoffs", [_handoff_tool(a) for a in self.handoffs]))
+        self._history: list[ChatMessage] = []
+        self._lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name!r})"
+
+    @property
+    def has_own_bus(self) -> bool:
+        """True when given a bus, or when hooks were added to its own: then, as a sub-agent, it
+        runs on that bus (plus its parents' guards), else on its parent's bus."""
+        return self._explicit_bus or not self.bus.empty
+
+    @property
+    def history(self) -> list[ChatMessage]:
+        """The stored transcript of the agent's own conversation (a copy)."""
+        return list(self._history)
+
+    # hooks --------------------------------------------------------------------------------
+
+    def on(self, event: EventName | str, handler: Callable[[Any], Any] | None = None, *,
+           match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
+           guard: bool = False) -> Any:
+        """``bus.on`` on this agent's bus (same arguments, same returns)."""
+        return self.bus.on(event, handler, match=match, priority=priority, errors=errors,
+                           guard=guard)
+
+    def once(self, event: EventName | str, handler: Callable[[Any], Any] | None = None, *,
+             match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
+             guard: bool = False) -> Any:
+        """``bus.once`` on this agent's bus."""
+        return self.bus.once(event, handler, match=match, priority=priority, errors=errors,
+                             guard=guard)
+
+    def off(self, event: EventName | str, handler: Callable[[Any], Any]) -> bool:
+        """``bus.off`` on this agent's bus."""
+        return self.bus.off(event, handler)
+
+    def add_hook(self, event: EventName | str, handler: Callable[[Any], Any], *,
+                 match: Matcher | None = None, priority: int = 0,
+                 errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer:
+        """Register ``handler`` on ``event``; returns an idempotent disposer (seed 000)."""
+        return self.bus.on(event, handler, match=match, priority=priority, errors=errors,
+                           guard=guard)
+
+    def use(self, item: Any) -> Disposer:
+        """``bus.use`` on this agent's bus: a middleware or a plugin."""
+        return self.bus.use(item)
+
+    # running ------------------------------------------------------------------------------
+
+    def _gated(self, gated: bool) -> bool:
+        ordinary_and_guards = self.bus._chains.get("post_agent")
+        return gated or bool(ordinary_and_guards and ordinary_and_guards[1])
+
+    async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
+        """Run the agent on ``message`` in its own conversation; returns the final response.
+
+        Setting ``signal`` aborts the run with ``RunAborted``; cancelling the task aborts it
+        with ``CancelledError``. Either way ``on_chat_abort`` fires first.
+        """
+        async with self._lock:
+            return await execute_run(Run(self, self.bus, self._history, signal=signal), message)
+
+    async def chat_stream(self, message: str, *, gated: bool = False,
+                          signal: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+        """Run the agent and yield ``TextDelta``, ``ToolCallStart``, ``ToolCallEnd`` and, last,
+        ``FinalResponse``. ``gated=True`` (automatic when ``post_agent`` has a guard) withholds
+        text until ``post_agent`` allowed the final answer. Closing the iterator aborts the run.
+        """
+        async with self._lock:
+            run = Run(self, self.bus, self._history, signal=signal, gated=self._gated(gated))
+            async for item in stream_run(run, message):
+                yield item
+
+    def chat_sync(self, message: str) -> AgentResponse:
+        """``chat`` for scripts: runs its own event loop."""
+        return asyncio.run(self.chat(message))
+
+
+def _subagent_tool(agent: Agent) -> Tool[Any]:
+    def delegate(task: str) -> str:
+        raise RuntimeError("sub-agent tools run through the agent runtime")  # pragma: no cover
+
+    description = agent.description or agent.instructions or f"Delegate a task to {agent.name}."
+    tool = Tool(delegate, name=agent.name, description=description)
+    tool.subagent = agent
+    return tool
+
+
+def _handoff_tool(agent: Agent) -> Tool[Any]:
+    def transfer() -> str:
+        raise RuntimeError("handoff tools run through the agent runtime")  # pragma: no cover
+
+    description = (f"Hand the conversation over to {agent.name}"
+                   + (f": {agent.description}" if agent.description else "."))
+    tool = Tool(transfer, name=f"transfer_to_{agent.name}", description=description)
+    tool.handoff = agent
+    return tool
+
+
+__all__ = ["DEFAULT_MAX_TURNS", "Agent", "ScopeRegistry", "as_tool"]

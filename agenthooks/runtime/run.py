@@ -1,0 +1,143 @@
+"""The state of one run: who runs it, where its messages go, what it has used so far."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from .._construct import build
+from ..bus import HookBus
+from ..events.contexts import MessageContext
+from ..messages import ChatMessage, ToolCall, Usage
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .session import Session
+    from .streaming import StreamEvent
+
+Sink = Callable[["StreamEvent"], Awaitable[None]]
+
+
+class Run:
+    """One ``chat()`` (or one sub-agent call): its ids, bus, transcript and counters.
+
+    ``history`` is the stored transcript (append-only); ``messages`` the working transcript
+    the next request starts from (``prepare_next_turn`` may replace it); ``new_messages`` what
+    this run added; ``open_calls`` the tool calls of committed assistant messages that have no
+    tool message yet.
+    """
+
+    __slots__ = (
+        "agent", "bus", "history", "messages", "new_messages", "open_calls", "usage", "turns",
+        "iteration", "run_id", "parent", "branch", "session", "signal", "sink", "gated",
+        "abort_reason", "model", "thinking", "provider", "input", "memory",
+    )
+
+    def __init__(self, agent: Agent, bus: HookBus, history: list[ChatMessage], *,
+                 parent: Run | None = None, session: Session | None = None,
+                 signal: asyncio.Event | None = None, sink: Sink | None = None,
+                 gated: bool = False) -> None:
+        self.agent = agent
+        self.bus = bus
+        self.history = history
+        self.messages: list[ChatMessage] = list(history)
+        self.new_messages: list[ChatMessage] = []
+        self.open_calls: dict[str, ToolCall] = {}
+        self.usage = build(Usage, input_tokens=0, output_tokens=0, total_tokens=0,
+                                           cost=0.0)
+        self.turns = 0
+        self.iteration: int | None = None
+        self.run_id = new_id()
+        self.parent = parent
+        self.branch = agent.name if parent is None else f"{parent.branch}/{agent.name}"
+        self.session = session
+        self.signal = signal
+        self.sink = sink
+        self.gated = gated
+        self.abort_reason: Any = None
+        self.model: str | None = agent.model
+        self.thinking: str | None = None
+        self.provider: Any = agent.provider
+        self.input = ""
+        self.memory: Any = agent.memory.bind(self) if agent.memory is not None else None
+
+    def base(self) -> dict[str, Any]:
+        """The common fields every context of this run carries."""
+        return {
+            "run_id": self.run_id,
+            "parent_run_id": self.parent.run_id if self.parent is not None else None,
+            "session_id": self.session.id if self.session is not None else None,
+            "agent": self.agent.name,
+            "branch": self.branch,
+            "iteration": self.iteration,
+            "usage": self.usage,
+            "signal": self.signal,
+        }
+
+    def switch_to(self, agent: Agent) -> None:
+        """A handoff: the rest of the run belongs to ``agent``."""
+        self.agent = agent
+        self.branch = agent.name if self.parent is None else f"{self.parent.branch}/{agent.name}"
+        self.model = agent.model
+        self.provider = agent.provider
+        if agent.memory is not None:
+            self.memory = agent.memory.bind(self)
+
+    async def commit(self, message: ChatMessage) -> None:
+        """Append ``message`` to history and the working transcript, then ``on_message``."""
+        self.history.append(message)
+        self.messages.append(message)
+        self.new_messages.append(message)
+        if message.tool_calls:
+            for call in message.tool_calls:
+                self.open_calls[call.id] = call
+        elif message.tool_call_id is not None:
+            self.open_calls.pop(message.tool_call_id, None)
+        if "on_message" in self.bus.listened:
+            await self.bus.emit("on_message",
+                                build(MessageContext, **self.base(), message=message))
+
+    def close_open_calls(self, text: str) -> list[ChatMessage]:
+        """Write an error tool message for every open call, without awaiting (teardown)."""
+        closed = []
+        for call in list(self.open_calls.values()):
+            message = tool_message(call, text, is_error=True)
+            self.history.append(message)
+            self.messages.append(message)
+            self.new_messages.append(message)
+            closed.append(message)
+        self.open_calls.clear()
+        return closed
+
+    async def announce(self, messages: list[ChatMessage]) -> None:
+        """``on_message`` for messages already appended."""
+        if "on_message" in self.bus.listened:
+            for message in messages:
+                await self.bus.emit("on_message",
+                                    build(MessageContext, **self.base(), message=message))
+
+    async def send(self, item: StreamEvent) -> None:
+        """Pass a stream item to the consumer of ``chat_stream()``, if there is one."""
+        if self.sink is not None:
+            await self.sink(item)
+
+
+def tool_message(call: ToolCall, content: str, *, is_error: bool = False) -> ChatMessage:
+    """The tool message answering ``call``."""
+    return build(ChatMessage, role="tool", content=content, tool_calls=[],
+                                       tool_call_id=call.id, is_error=is_error, name=call.name)
+
+
+_PREFIX = uuid.uuid4().hex[:12]
+_counter = itertools.count(1)
+
+
+def new_id() -> str:
+    """A fresh identifier, unique across processes (random prefix) and cheap (a counter)."""
+    return f"{_PREFIX}-{next(_counter)}"
+
+
+__all__ = ["Run", "Sink", "new_id", "tool_message"]

@@ -1,0 +1,207 @@
+"""Running the tool calls of one assistant message: every call gets exactly one tool message.
+
+Sequential: per call ``pre_tool_call`` → execute → after-event → its tool message. Parallel:
+every ``pre_tool_call`` in source order, then the calls concurrently, then per call in source
+order its after-event and tool message. Hooks of one batch never overlap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from .._construct import build
+from ..errors import DisabledToolError, ToolValidationError, UnknownToolError
+from ..events.contexts import HandoffContext, PreAgentContext, PreToolCallContext, SubagentContext
+from ..layers import TOOL_EVENTS, ToolOutcome, tool_after, tool_before, tool_execute
+from ..messages import ToolCall
+from ..tools import Tool, ToolContext, serialize_result
+from .run import Run, tool_message
+from .streaming import ToolCallEnd, ToolCallStart
+
+if TYPE_CHECKING:
+    from ..decisions import Deny
+    from .agent import Agent
+
+
+class _Call:
+    """One call in flight: its tool, validated arguments and hook context."""
+
+    __slots__ = ("call", "tool", "scope", "arguments", "ctx", "outcome")
+
+    def __init__(self, call: ToolCall) -> None:
+        self.call = call
+        self.tool: Tool[Any] | None = None
+        self.scope: Any = None
+        self.arguments: dict[str, Any] | None = None
+        self.ctx: PreToolCallContext | None = None
+        self.outcome: ToolOutcome | None = None
+
+
+async def run_tool_calls(run: Run, calls: list[ToolCall]) -> list[ToolOutcome]:
+    """Run ``calls`` and write their tool messages; returns the final outcomes in call order."""
+    hot = bool(TOOL_EVENTS & run.bus.listened) or bool(run.bus.tool_stack) or bool(
+        run.agent.tool_middleware)
+    if run.agent.parallel_tool_calls and len(calls) > 1:
+        flights = [await _prepare(run, call, hot) for call in calls]
+        pending = [f for f in flights if f.outcome is None]
+        results = await asyncio.gather(*(_execute(run, f, hot) for f in pending))
+        for flight, outcome in zip(pending, results):
+            flight.outcome = outcome
+        for flight in flights:
+            await _finish(run, flight, hot)
+        return [f.outcome for f in flights if f.outcome is not None]
+    outcomes = []
+    for call in calls:
+        flight = await _prepare(run, call, hot)
+        if flight.outcome is None:
+            flight.outcome = await _execute(run, flight, hot)
+        outcomes.append(await _finish(run, flight, hot))
+    return outcomes
+
+
+async def _prepare(run: Run, call: ToolCall, hot: bool) -> _Call:
+    """Find and validate the tool, then ``pre_tool_call``; sets ``outcome`` when the call
+    must not execute (unknown, disabled, invalid, denied, short-circuited, handoff refused)."""
+    flight = _Call(call)
+    await run.send(ToolCallStart(call))
+    found = run.agent.scopes.lookup(call.name)
+    if found is None:
+        offered = ", ".join(run.agent.scopes.names()) or "none"
+        flight.outcome = ToolOutcome(call, error=UnknownToolError(
+            f'unknown tool "{call.name}"; the tools are: {offered}'), source="unknown_tool")
+    else:
+        flight.tool, flight.scope = found
+        if not flight.scope.enabled:
+            flight.outcome = ToolOutcome(call, error=DisabledToolError(
+                f'tool "{call.name}" is disabled (scope "{flight.scope.name}")'), source="disabled")
+        else:
+            try:
+                flight.arguments = flight.tool.validate(call.arguments)
+            except ToolValidationError as exc:
+                flight.outcome = ToolOutcome(call, error=exc, source="validation")
+    if hot:
+        flight.ctx = build(PreToolCallContext, 
+            **run.base(), call=call, tool=flight.tool, tool_call_id=call.id, scope=flight.scope,
+            result=None, error=None, short_circuit=None)
+        if flight.outcome is None:
+            flight.outcome = await tool_before(run.bus, flight.ctx)
+    if flight.outcome is None and flight.tool is not None and flight.tool.handoff is not None:
+        deny = await _handoff_gate(run, flight.tool.handoff)
+        if deny is not None:
+            flight.outcome = ToolOutcome(call, error=deny.text(call.name), source="denied",
+                                         denied=True)
+    return flight
+
+
+async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
+    async def endpoint(ctx: PreToolCallContext) -> Any:
+        tool = ctx.tool if ctx.tool is not None else flight.tool
+        assert tool is not None
+        if ctx.call is flight.call and flight.arguments is not None:
+            arguments = flight.arguments
+        else:
+            arguments = tool.validate(ctx.call.arguments)
+        return await _invoke(run, tool, ctx.call, arguments)
+
+    if hot:
+        assert flight.ctx is not None
+        stack = run.bus.tool_stack + run.agent.tool_middleware
+        return await tool_execute(flight.ctx, endpoint, stack)
+    assert flight.tool is not None and flight.arguments is not None
+    started = time.perf_counter()
+    try:
+        result = await _invoke(run, flight.tool, flight.call, flight.arguments)
+    except Exception as exc:
+        return ToolOutcome(flight.call, error=exc, source="handler",
+                           duration=time.perf_counter() - started)
+    return ToolOutcome(flight.call, result=result, duration=time.perf_counter() - started)
+
+
+async def _invoke(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
+    if tool.subagent is not None:
+        return await delegate(run, tool.subagent, str(arguments.get("task", "")))
+    if tool.handoff is not None:
+        return f"Transferred to {tool.handoff.name}."
+    context = None
+    if tool.context_param is not None:
+        context = ToolContext(call=call, agent=run.agent.name, run_id=run.run_id,
+                              branch=run.branch, memory=run.memory,
+                              session_id=run.session.id if run.session is not None else None)
+    return await tool.invoke(arguments, context)
+
+
+async def _finish(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
+    """The after-event, then the call's one tool message (and a handoff, if it was one)."""
+    outcome = flight.outcome
+    assert outcome is not None
+    if hot and flight.ctx is not None:
+        outcome = await tool_after(run.bus, flight.ctx, outcome)
+    if outcome.error is not None:
+        text = outcome.error_text()
+        message = tool_message(flight.call, text, is_error=True)
+        end = ToolCallEnd(flight.call, error=text)
+    else:
+        message = tool_message(flight.call, serialize_result(outcome.result))
+        end = ToolCallEnd(flight.call, result=outcome.result)
+    await run.commit(message)
+    await run.send(end)
+    tool = flight.tool
+    if tool is not None and tool.handoff is not None and outcome.error is None:
+        await _hand_over(run, tool.handoff)
+    return outcome
+
+
+async def _handoff_gate(run: Run, target: Agent) -> Deny | None:
+    """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent."""
+    bus = run.bus
+    if "pre_handoff" in bus.listened:
+        ctx = build(HandoffContext, **run.base(), from_agent=run.agent.name,
+                                             to_agent=target.name, short_circuit=None)
+        deny = await bus.run("pre_handoff", ctx)
+        if deny is not None:
+            return deny
+    if "pre_agent" in bus.listened:
+        base = run.base() | {"agent": target.name}
+        actx = build(PreAgentContext, **base, input=run.input, response=None,
+                                               short_circuit=None)
+        return await bus.run("pre_agent", actx)
+    return None
+
+
+async def _hand_over(run: Run, target: Agent) -> None:
+    source = run.agent.name
+    run.switch_to(target)
+    if "on_handoff" in run.bus.listened:
+        await run.bus.emit("on_handoff", build(HandoffContext, 
+            **run.base(), from_agent=source, to_agent=target.name, short_circuit=None))
+
+
+async def delegate(run: Run, sub: Agent, task: str) -> str:
+    """Run ``sub`` as a tool of ``run``: a run of its own that starts from ``task`` alone."""
+    from .runner import execute_run
+
+    bus = run.bus
+    if "on_subagent_start" in bus.listened:
+        await bus.emit("on_subagent_start", build(SubagentContext, 
+            **run.base(), subagent=sub.name, task=task))
+    child_bus = sub.bus.with_guards_of(bus) if sub.has_own_bus else bus
+    child = Run(sub, child_bus, [], parent=run, session=run.session, signal=run.signal)
+    started = time.perf_counter()
+    try:
+        response = await execute_run(child, task)
+    except Exception as exc:
+        if "on_subagent_stop" in bus.listened:
+            await bus.emit("on_subagent_stop", build(SubagentContext, 
+                **run.base(), subagent=sub.name, task=task, error=exc,
+                duration=time.perf_counter() - started))
+        raise
+    if "on_subagent_stop" in bus.listened:
+        await bus.emit("on_subagent_stop", build(SubagentContext, 
+            **run.base(), subagent=sub.name, task=task, result=response.content,
+            duration=time.perf_counter() - started))
+    return response.content or ""
+
+
+__all__ = ["delegate", "run_tool_calls"]
