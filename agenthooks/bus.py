@@ -29,6 +29,7 @@ from .returns import apply_return
 
 if TYPE_CHECKING:
     from .events import EventName
+    from .plugins import PluginError, PluginInfo
 
 log = structlog.get_logger("agenthooks")
 
@@ -184,7 +185,10 @@ class HookBus:
         self.listened: frozenset[str] = frozenset()
         """Events an emission must not skip: those with handlers or receivers (every event
         while ``on_event`` has one). The runtime builds a context only for these."""
-        self.plugins: dict[str, Any] = {}
+        self.plugins: dict[str, PluginInfo] = {}
+        """Installed plugins by name."""
+        self.plugin_errors: list[PluginError] = []
+        """Entry-point plugins that failed to load (when not ``strict``)."""
         if plugins is not None:
             self.load_plugins(None if plugins == "auto" else list(plugins), strict=strict)
 

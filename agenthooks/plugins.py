@@ -1,0 +1,265 @@
+"""The plugin contract and entry-point loading.
+
+A plugin is either
+
+- an object (or a class, instantiated without arguments) whose methods are named after events
+  (``def pre_tool_call(self, ctx)``; aliases work too), with options per method through
+  ``@hook(match=..., priority=..., guard=..., errors=...)`` or per plugin through the class
+  attributes ``priority`` / ``guard`` / ``errors``; it may contribute ``middleware`` (a list)
+  and may define ``setup(bus)`` for anything else; or
+- a plain ``setup(bus)`` function (or a module that has one).
+
+``bus.use(plugin)`` installs one and returns a disposer that removes everything it added.
+Installed packages advertise plugins in the ``agenthooks.plugins`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import structlog
+
+from .errors import AgentHooksError, RegistrationError
+from .events.catalog import ALIASES, CATALOG
+
+if TYPE_CHECKING:
+    from .bus import Disposer, HookBus
+
+ENTRY_POINT_GROUP = "agenthooks.plugins"
+DISABLE_ENV = "AGENTHOOKS_DISABLE_PLUGINS"
+
+log = structlog.get_logger("agenthooks")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PluginError(AgentHooksError):
+    """A plugin failed to import or to set up; names the plugin and its distribution."""
+
+    def __init__(self, name: str, distribution: str | None, error: BaseException) -> None:
+        self.name = name
+        self.distribution = distribution
+        self.error = error
+        where = f" (distribution {distribution})" if distribution else ""
+        super().__init__(f"plugin {name!r}{where} failed: {type(error).__name__}: {error}")
+
+
+@dataclass
+class PluginInfo:
+    """An installed plugin: its name, version, distribution and how to remove it."""
+
+    name: str
+    version: str | None
+    distribution: str | None
+    plugin: Any
+    dispose: Disposer | None = field(default=None, repr=False)
+
+
+def hook(event: str | None = None, *, match: Any = None, priority: int | None = None,
+         guard: bool | None = None, errors: str | None = None) -> Callable[[F], F]:
+    """Mark a plugin method as a handler: of ``event`` (default: the method's name), with
+    registration options. ``@hook(guard=True)`` on ``def pre_tool_call(self, ctx)``."""
+
+    def mark(fn: F) -> F:
+        fn.__agenthooks_hook__ = {  # type: ignore[attr-defined]
+            "event": event, "match": match, "priority": priority, "guard": guard,
+            "errors": errors,
+        }
+        return fn
+
+    return mark
+
+
+def plugin_name(plugin: Any) -> str:
+    """The name a plugin reports (``name`` attribute, else its class or function name)."""
+    name = getattr(plugin, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    if inspect.isfunction(plugin) or isinstance(plugin, ModuleType):
+        return str(plugin.__name__)
+    return type(plugin).__name__
+
+
+class _Collecting:
+    """The bus as a plugin's ``setup(bus)`` sees it: every registration is remembered, so the
+    plugin's disposer can undo all of them."""
+
+    def __init__(self, bus: HookBus) -> None:
+        self._bus = bus
+        self.disposers: list[Callable[[], None]] = []
+
+    def on(self, event: str, handler: Any = None, **options: Any) -> Any:
+        return self._keep(self._bus.on(event, handler, **options), event, "on", options)
+
+    def once(self, event: str, handler: Any = None, **options: Any) -> Any:
+        return self._keep(self._bus.once(event, handler, **options), event, "once", options)
+
+    def use(self, item: Any) -> Disposer:
+        dispose = self._bus.use(item)
+        self.disposers.append(dispose)
+        return dispose
+
+    def _keep(self, result: Any, event: str, how: str, options: dict[str, Any]) -> Any:
+        from .bus import Disposer
+
+        if isinstance(result, Disposer):
+            self.disposers.append(result)
+            return result
+
+        def decorate(fn: Any) -> Any:  # decorator form: register through the disposer path
+            getattr(self, how)(event, fn, **options)
+            return fn
+
+        return decorate
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._bus, name)
+
+
+def install(bus: HookBus, plugin: Any) -> Disposer:
+    """Install ``plugin`` on ``bus``; the disposer removes every handler and middleware it
+    added and calls the plugin's ``teardown()`` if it has one."""
+    from .bus import Disposer
+
+    if inspect.isclass(plugin):
+        plugin = plugin()
+    collecting = _Collecting(bus)
+    try:
+        if inspect.isfunction(plugin) or isinstance(plugin, ModuleType):
+            setup = getattr(plugin, "setup", plugin) if isinstance(plugin, ModuleType) else plugin
+            if not callable(setup):
+                raise RegistrationError(f"plugin module {plugin_name(plugin)!r} has no setup(bus)")
+            extra = setup(collecting)
+        else:
+            _register_methods(collecting, plugin)
+            for mw in getattr(plugin, "middleware", None) or ():
+                collecting.use(mw)
+            setup = getattr(plugin, "setup", None)
+            extra = setup(collecting) if callable(setup) else None
+    except BaseException:
+        for dispose in reversed(collecting.disposers):
+            dispose()
+        raise
+    if callable(extra):
+        collecting.disposers.append(extra)
+    info = PluginInfo(plugin_name(plugin), _version(plugin), None, plugin)
+    teardown = getattr(plugin, "teardown", None)
+
+    def remove() -> None:
+        for dispose in reversed(collecting.disposers):
+            dispose()
+        if callable(teardown):
+            teardown()
+        if bus.plugins.get(info.name) is info:
+            del bus.plugins[info.name]
+
+    info.dispose = Disposer(remove)
+    bus.plugins[info.name] = info
+    return info.dispose
+
+
+def _register_methods(bus: _Collecting, plugin: Any) -> None:
+    defaults = {k: getattr(plugin, k) for k in ("priority", "guard", "errors")
+                if getattr(plugin, k, None) is not None}
+    found = 0
+    for attr in dir(type(plugin)):
+        if attr.startswith("_"):
+            continue
+        method = getattr(plugin, attr, None)
+        if not callable(method):
+            continue
+        marks = getattr(method, "__agenthooks_hook__", None)
+        event = (marks or {}).get("event") or attr
+        if event not in CATALOG and event not in ALIASES:
+            if marks is not None:
+                bus.on(event, method)  # raises UnknownEventError with suggestions
+            continue
+        options = dict(defaults)
+        options.update({k: v for k, v in (marks or {}).items() if k != "event" and v is not None})
+        bus.on(event, method, **options)
+        found += 1
+    if not found and not getattr(plugin, "middleware", None) and not callable(
+            getattr(plugin, "setup", None)):
+        raise RegistrationError(
+            f"{plugin_name(plugin)!r} is neither Middleware nor a plugin: it has no method named "
+            "after an event, no middleware and no setup(bus)")
+
+
+def _version(plugin: Any) -> str | None:
+    version = getattr(plugin, "version", None) or getattr(plugin, "__version__", None)
+    return str(version) if version is not None else None
+
+
+def entry_points() -> list[metadata.EntryPoint]:
+    """The installed plugins' entry points, sorted by name (the same order on every machine)."""
+    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+
+
+def disabled_names() -> set[str]:
+    """Plugin names switched off by ``AGENTHOOKS_DISABLE_PLUGINS=a,b``."""
+    return {n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()}
+
+
+def load_entry_point_plugins(bus: HookBus, names: Iterable[str] | None = None, *,
+                             strict: bool = False) -> list[PluginInfo]:
+    """Install entry-point plugins (all, or ``names``) on ``bus``; failures are logged and kept
+    in ``bus.plugin_errors`` unless ``strict``, which raises the first ``PluginError``."""
+    wanted = None if names is None else set(names)
+    off = disabled_names()
+    available = {ep.name: ep for ep in entry_points()}
+    if wanted is not None:
+        for missing in sorted(wanted - set(available)):
+            error = PluginError(missing, None, LookupError(
+                f"no installed plugin of that name; installed: {sorted(available)}"))
+            _report(bus, error, strict)
+    loaded = []
+    for name, ep in available.items():
+        if (wanted is not None and name not in wanted) or name in off:
+            continue
+        dist = ep.dist.name if ep.dist is not None else None
+        try:
+            plugin = ep.load()
+            if inspect.isclass(plugin):
+                plugin = plugin()
+            if getattr(plugin, "name", None) is None and not inspect.isfunction(plugin):
+                try:
+                    plugin.name = name
+                except AttributeError:
+                    pass
+            install(bus, plugin)
+        except Exception as exc:
+            _report(bus, PluginError(name, dist, exc), strict)
+            continue
+        info = bus.plugins.get(plugin_name(plugin))
+        if info is not None:
+            info.distribution = dist
+            info.version = info.version or (ep.dist.version if ep.dist is not None else None)
+            loaded.append(info)
+    return loaded
+
+
+def _report(bus: HookBus, error: PluginError, strict: bool) -> None:
+    if strict:
+        raise error
+    bus.plugin_errors.append(error)
+    log.error("plugin_failed", plugin=error.name, distribution=error.distribution,
+              error=f"{type(error.error).__name__}: {error.error}")
+
+
+__all__ = [
+    "DISABLE_ENV",
+    "ENTRY_POINT_GROUP",
+    "PluginError",
+    "PluginInfo",
+    "disabled_names",
+    "entry_points",
+    "hook",
+    "install",
+    "load_entry_point_plugins",
+    "plugin_name",
+]
