@@ -19,20 +19,28 @@ _set = object.__setattr__
 
 
 @cache
-def _fields(cls: type[BaseModel]) -> tuple[tuple[str, Any, Any], ...]:
-    """(name, default factory or None, default) per field, in declaration order."""
-    return tuple(
-        (name, field.default_factory, None if field.default is PydanticUndefined else field.default)
-        for name, field in cls.model_fields.items()
-    )
+def _template(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    """Every field with its default in declaration order (``None`` where a factory makes the
+    default), and the (name, factory) pairs."""
+    template: dict[str, Any] = {}
+    factories: list[tuple[str, Any]] = []
+    for name, field in cls.model_fields.items():
+        if field.default_factory is not None:
+            template[name] = None
+            factories.append((name, field.default_factory))
+        else:
+            template[name] = None if field.default is PydanticUndefined else field.default
+    return template, tuple(factories)
 
 
 def build(cls: type[M], /, **values: Any) -> M:
     """An instance of ``cls`` from trusted ``values``; absent fields take their defaults."""
-    data = {
-        name: values[name] if name in values else factory() if factory is not None else default
-        for name, factory, default in _fields(cls)
-    }
+    template, factories = _template(cls)
+    data = template.copy()
+    data.update(values)
+    for name, factory in factories:
+        if name not in values:
+            data[name] = factory()
     obj = cls.__new__(cls)
     _set(obj, "__dict__", data)
     _set(obj, "__pydantic_fields_set__", set(values))
@@ -41,4 +49,21 @@ def build(cls: type[M], /, **values: Any) -> M:
     return obj
 
 
-__all__ = ["build"]
+def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
+    """An event context of ``cls``: the common fields from ``base``, then ``values``."""
+    template, factories = _template(cls)
+    data = template.copy()
+    data.update(base)
+    data.update(values)
+    for name, factory in factories:
+        if name not in values and name not in base:
+            data[name] = factory()
+    obj = cls.__new__(cls)
+    _set(obj, "__dict__", data)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+__all__ = ["build", "context"]

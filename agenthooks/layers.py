@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ._construct import build
+from ._construct import build, context
 from .bus import HookBus
 from .decisions import Deny
 from .errors import ToolValidationError
@@ -57,7 +57,7 @@ async def call_provider(bus: HookBus, ctx: PreRequestContext, endpoint: CallNext
             response = await stack.compose(endpoint)(ctx)
         except Exception as exc:
             response = await recover_model_error(bus, ctx, exc)
-    after = build(ResponseContext, **common(ctx), request=ctx.request, response=response)
+    after = context(ResponseContext, common(ctx), request=ctx.request, response=response)
     deny = await bus.run("on_response", after)
     return deny if deny is not None else after.response
 
@@ -67,7 +67,7 @@ async def recover_model_error(bus: HookBus, ctx: PreRequestContext,
     """``on_model_error``: the recovered response, or raise the (possibly replaced) error."""
     if "on_model_error" not in bus.listened:
         raise exc
-    ectx = build(ModelErrorContext, **common(ctx), request=ctx.request, error=exc,
+    ectx = context(ModelErrorContext, common(ctx), request=ctx.request, error=exc,
                                              response=None, recovered=False)
     await bus.run("on_model_error", ectx)
     if ectx.recovered and ectx.response is not None:
@@ -142,8 +142,8 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
     if outcome.error is not None:
         if not TOOL_EVENTS & bus.listened:
             return outcome
-        ectx = build(ToolErrorContext, 
-            **base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
+        ectx = context(ToolErrorContext, 
+            base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
             scope=ctx.scope, error=outcome.error, source=outcome.source or "handler",
             result=None, recovered=False, duration=outcome.duration, terminate=False)
         await bus.run("on_tool_call_error", ectx)
@@ -154,8 +154,8 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
         outcome.error, outcome.source, outcome.result = None, None, ectx.result
     if "on_tool_call_result" not in bus.listened:
         return outcome
-    rctx = build(ToolResultContext, 
-        **base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
+    rctx = context(ToolResultContext, 
+        base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
         scope=ctx.scope, result=outcome.result, duration=outcome.duration,
         terminate=outcome.terminate)
     deny = await bus.run("on_tool_call_result", rctx)

@@ -89,7 +89,12 @@ def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any,
             raise BadReturnError(f"{where} with a changed id or name: only arguments may change")
         return call
     if key == "error":
-        if not isinstance(value, (BaseException, str)):
+        # on_model_error re-raises the error, so it must be an exception; tool events turn
+        # it into the text the model reads, so a str is fine there
+        if _expected(type(ctx), key) is BaseException:
+            if not isinstance(value, BaseException):
+                raise BadReturnError(f"{where} as {type(value).__name__}: give an exception")
+        elif not isinstance(value, (BaseException, str)):
             raise BadReturnError(f"{where} as {type(value).__name__}: give an exception or a str")
         return value
     if key == "terminate":

@@ -198,8 +198,18 @@ class Scope:
         return f"Scope({self.name!r}, tools={list(self.tools)!r}, enabled={self.enabled})"
 
 
+_SCALARS = {True: "true", False: "false", None: "null"}
+
+
 def serialize_result(result: Any) -> str:
     """The text of a tool message: strings as they are, anything else as JSON."""
+    kind = type(result)
+    if kind is str:
+        return result  # type: ignore[no-any-return]
+    if kind is int:
+        return str(result)
+    if kind is bool or result is None:
+        return _SCALARS[result]
     if isinstance(result, str):
         return result
     if isinstance(result, BaseModel):

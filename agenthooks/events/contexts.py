@@ -236,10 +236,12 @@ class MemoryContext(EventContext):
 
 
 class SubagentContext(EventContext):
-    """``on_subagent_start`` / ``on_subagent_stop`` (adds ``result``, ``error``, ``duration``)."""
+    """``on_subagent_start`` / ``on_subagent_stop`` (adds ``result``, ``error``, ``duration``).
+    ``tool_call_id`` is the parent's tool call that delegates (sub-agent events belong to it)."""
 
     subagent: str = ""
     task: str = ""
+    tool_call_id: str | None = None
     result: Any = None
     error: BaseException | None = None
     duration: float | None = None

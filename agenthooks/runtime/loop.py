@@ -8,7 +8,7 @@ tool calls ends the loop; its message is held back until ``post_agent`` allowed 
 from __future__ import annotations
 
 from functools import partial
-from .._construct import build
+from .._construct import build, context
 from ..decisions import Deny
 from ..errors import BudgetExceeded, MaxTurnsExceeded, ProviderError, ProviderResponseError
 from ..events.contexts import (
@@ -24,6 +24,7 @@ from ..messages import AgentResponse, ChatMessage, ProviderRequest, ProviderResp
 from ..providers.base import StreamDelta
 from .run import Run
 from .streaming import TextDelta
+from .toolcalls import run_tool_calls
 
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter"}
 
@@ -42,20 +43,19 @@ class Ended:
 
 async def run_turns(run: Run) -> Ended:
     """Turns until the model answers without tools, a hook stops or denies, or a limit hits."""
-    from .toolcalls import run_tool_calls
-
     while True:
         agent = run.agent
         bus = run.bus
         run.iteration = run.turns
-        await _observe(run, "on_loop_start")
+        if "on_loop_start" in bus.listened:
+            await _observe(run, "on_loop_start")
         over = _over_budget(run)
         if over is not None:
             await _stop(run, "max_budget")
             raise BudgetExceeded(over, run.new_messages)
         messages = run.messages
         if "transform_context" in bus.listened:
-            tctx = build(TransformContextContext, **run.base(), messages=list(messages))
+            tctx = context(TransformContextContext, run.base(), messages=list(messages))
             await bus.run("transform_context", tctx)
             messages = tctx.messages
         request = build(ProviderRequest, 
@@ -65,15 +65,19 @@ async def run_turns(run: Run) -> Ended:
         run.turns += 1
         response = await request_model(run, request)
         if isinstance(response, Deny):
-            await _observe(run, "on_loop_end")
+            if "on_loop_end" in bus.listened:
+                await _observe(run, "on_loop_end")
             return Ended(deny=response)
-        run.usage = run.usage + response.usage
+        usage = response.usage
+        if usage.total_tokens or usage.input_tokens or usage.output_tokens or usage.cost:
+            run.usage = run.usage + usage
         finish = _FINISH.get(response.finish_reason, "stop")
         if not response.tool_calls:
             held = build(ChatMessage, role="assistant", content=response.content,
                                                tool_calls=[], tool_call_id=None, is_error=False,
                                                name=None)
-            await _observe(run, "on_loop_end")
+            if "on_loop_end" in bus.listened:
+                await _observe(run, "on_loop_end")
             return Ended(build(AgentResponse, content=response.content,
                                                        finish_reason=finish), held)
         assistant = build(ChatMessage, 
@@ -81,11 +85,13 @@ async def run_turns(run: Run) -> Ended:
             tool_call_id=None, is_error=False, name=None)
         await run.commit(assistant)
         outcomes = await run_tool_calls(run, assistant.tool_calls)
-        await _observe(run, "on_loop_end")
+        if "on_loop_end" in bus.listened:
+            await _observe(run, "on_loop_end")
         if outcomes and all(o.terminate for o in outcomes):
             return Ended(build(AgentResponse, content=response.content,
                                                        finish_reason="terminated"))
-        if await _between_turns(run, assistant):
+        if {"prepare_next_turn", "should_stop"} & bus.listened and await _between_turns(
+                run, assistant):
             return Ended(build(AgentResponse, content=response.content,
                                                        finish_reason="stopped"))
         if run.turns >= agent.max_turns:
@@ -98,11 +104,9 @@ async def run_turns(run: Run) -> Ended:
 async def _between_turns(run: Run, assistant: ChatMessage) -> bool:
     """``prepare_next_turn`` then ``should_stop``; True when the run should stop."""
     bus = run.bus
-    if not {"prepare_next_turn", "should_stop"} & bus.listened:
-        return False
     count = len(assistant.tool_calls)
-    ctx = build(TurnContext, 
-        **run.base(), message=assistant, tool_messages=run.new_messages[-count:],
+    ctx = context(TurnContext, 
+        run.base(), message=assistant, tool_messages=run.new_messages[-count:],
         new_messages=list(run.new_messages), messages=list(run.messages), provider=run.provider,
         model=run.model or "", thinking=run.thinking)
     if "prepare_next_turn" in bus.listened:
@@ -131,12 +135,11 @@ def _over_budget(run: Run) -> str | None:
 
 async def _stop(run: Run, reason: str) -> None:
     if "on_stop" in run.bus.listened:
-        await run.bus.emit("on_stop", build(StopContext, **run.base(), reason=reason))
+        await run.bus.emit("on_stop", context(StopContext, run.base(), reason=reason))
 
 
 async def _observe(run: Run, event: str) -> None:
-    if event in run.bus.listened:
-        await run.bus.emit(event, build(LoopContext, **run.base()))
+    await run.bus.emit(event, context(LoopContext, run.base()))
 
 
 async def request_model(run: Run, request: ProviderRequest) -> ProviderResponse | Deny:
@@ -149,8 +152,8 @@ async def request_model(run: Run, request: ProviderRequest) -> ProviderResponse 
     streaming = run.sink is not None
     if not streaming and not stack and not PROVIDER_EVENTS & bus.listened:
         return await provider.complete(request)  # the zero-hook path
-    ctx = build(PreRequestContext, 
-        **run.base(), request=request, response=None, short_circuit=None, provider=provider,
+    ctx = context(PreRequestContext, 
+        run.base(), request=request, response=None, short_circuit=None, provider=provider,
         stream=streaming, chunks_sent=0)
     endpoint = partial(_stream, run) if streaming else _complete
     result = await call_provider(bus, ctx, endpoint, stack)
@@ -171,7 +174,7 @@ async def _stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
     base = run.base()
     request = ctx.request
     if "on_stream_start" in bus.listened:
-        await bus.emit("on_stream_start", build(StreamContext, **base, request=request))
+        await bus.emit("on_stream_start", context(StreamContext, base, request=request))
     accumulated = ""
     response: ProviderResponse | None = None
     try:
@@ -179,8 +182,8 @@ async def _stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
             if isinstance(item, StreamDelta):
                 accumulated += item.text
                 if "on_stream_chunk" in bus.listened:
-                    await bus.emit("on_stream_chunk", build(StreamContext, 
-                        **base, request=request, delta=item.text, accumulated=accumulated))
+                    await bus.emit("on_stream_chunk", context(StreamContext, 
+                        base, request=request, delta=item.text, accumulated=accumulated))
                 if not run.gated:
                     ctx.__dict__["chunks_sent"] = ctx.chunks_sent + 1
                     await run.send(TextDelta(item.text))
@@ -190,12 +193,12 @@ async def _stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
             raise ProviderResponseError("the provider's stream ended without a response")
     except Exception as exc:
         if "on_stream_error" in bus.listened:
-            await bus.emit("on_stream_error", build(StreamContext, 
-                **base, request=request, error=exc, accumulated=accumulated))
+            await bus.emit("on_stream_error", context(StreamContext, 
+                base, request=request, error=exc, accumulated=accumulated))
         raise
     if "on_stream_end" in bus.listened:
-        await bus.emit("on_stream_end", build(StreamContext, 
-            **base, request=request, response=response, accumulated=accumulated))
+        await bus.emit("on_stream_end", context(StreamContext, 
+            base, request=request, response=response, accumulated=accumulated))
     return response
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build
+from .._construct import build, context
 from ..events.contexts import MemoryContext
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ class MemoryView:
         if bus is None or event not in bus.listened:
             return
         base = self.run.base() if self.run is not None else {}
-        await bus.emit(event, build(MemoryContext, **base, **fields))
+        await bus.emit(event, context(MemoryContext, base, **fields))
 
 
 __all__ = ["Memory", "MemoryView"]

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build
+from .._construct import build, context
 from ..bus import HookBus
 from ..events.contexts import MessageContext
 from ..messages import ChatMessage, ToolCall, Usage
@@ -31,9 +31,9 @@ class Run:
     """
 
     __slots__ = (
-        "agent", "bus", "history", "messages", "new_messages", "open_calls", "usage", "turns",
-        "iteration", "run_id", "parent", "branch", "session", "signal", "sink", "gated",
-        "abort_reason", "model", "thinking", "provider", "input", "memory",
+        "agent", "bus", "history", "messages", "new_messages", "open_calls", "_usage", "turns",
+        "_iteration", "run_id", "parent", "branch", "session", "signal", "sink", "gated",
+        "abort_reason", "model", "thinking", "provider", "input", "memory", "_base",
     )
 
     def __init__(self, agent: Agent, bus: HookBus, history: list[ChatMessage], *,
@@ -46,13 +46,13 @@ class Run:
         self.messages: list[ChatMessage] = list(history)
         self.new_messages: list[ChatMessage] = []
         self.open_calls: dict[str, ToolCall] = {}
-        self.usage = build(Usage, input_tokens=0, output_tokens=0, total_tokens=0,
-                                           cost=0.0)
+        self._base: dict[str, Any] | None = None
+        self._usage = build(Usage, input_tokens=0, output_tokens=0, total_tokens=0, cost=0.0)
         self.turns = 0
-        self.iteration: int | None = None
+        self._iteration: int | None = None
         self.run_id = new_id()
         self.parent = parent
-        self.branch = agent.name if parent is None else f"{parent.branch}/{agent.name}"
+        self.branch = self.branch_of(agent)
         self.session = session
         self.signal = signal
         self.sink = sink
@@ -64,8 +64,37 @@ class Run:
         self.input = ""
         self.memory: Any = agent.memory.bind(self) if agent.memory is not None else None
 
+    def branch_of(self, agent: Agent) -> str:
+        """The branch ``agent`` has when it runs this run (after a handoff, say)."""
+        return agent.name if self.parent is None else f"{self.parent.branch}/{agent.name}"
+
+    @property
+    def iteration(self) -> int | None:
+        """The 0-indexed turn running now (None before the first)."""
+        return self._iteration
+
+    @iteration.setter
+    def iteration(self, value: int | None) -> None:
+        self._iteration = value
+        self._base = None
+
+    @property
+    def usage(self) -> Usage:
+        """What the run has used so far."""
+        return self._usage
+
+    @usage.setter
+    def usage(self, value: Usage) -> None:
+        self._usage = value
+        self._base = None
+
     def base(self) -> dict[str, Any]:
-        """The common fields every context of this run carries."""
+        """The common fields every context of this run carries (shared: never mutate it)."""
+        if self._base is None:
+            self._base = self._common()
+        return self._base
+
+    def _common(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
             "parent_run_id": self.parent.run_id if self.parent is not None else None,
@@ -80,7 +109,8 @@ class Run:
     def switch_to(self, agent: Agent) -> None:
         """A handoff: the rest of the run belongs to ``agent``."""
         self.agent = agent
-        self.branch = agent.name if self.parent is None else f"{self.parent.branch}/{agent.name}"
+        self.branch = self.branch_of(agent)
+        self._base = None
         self.model = agent.model
         self.provider = agent.provider
         if agent.memory is not None:
@@ -98,7 +128,7 @@ class Run:
             self.open_calls.pop(message.tool_call_id, None)
         if "on_message" in self.bus.listened:
             await self.bus.emit("on_message",
-                                build(MessageContext, **self.base(), message=message))
+                                context(MessageContext, self.base(), message=message))
 
     def close_open_calls(self, text: str) -> list[ChatMessage]:
         """Write an error tool message for every open call, without awaiting (teardown)."""
@@ -117,7 +147,7 @@ class Run:
         if "on_message" in self.bus.listened:
             for message in messages:
                 await self.bus.emit("on_message",
-                                    build(MessageContext, **self.base(), message=message))
+                                    context(MessageContext, self.base(), message=message))
 
     async def send(self, item: StreamEvent) -> None:
         """Pass a stream item to the consumer of ``chat_stream()``, if there is one."""

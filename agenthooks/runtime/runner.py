@@ -14,7 +14,7 @@ from typing import Any
 
 import structlog
 
-from .._construct import build
+from .._construct import build, context
 from ..decisions import Deny
 from ..errors import RunAborted, StopRun
 from ..events.contexts import (
@@ -67,11 +67,11 @@ async def _body(run: Run, message: str) -> AgentResponse:
             return await _denied(run, reason)
     if "on_chat_start" in bus.listened:
         deny = await bus.run("on_chat_start",
-                             build(ChatStartContext, **run.base(), message=message))
+                             context(ChatStartContext, run.base(), message=message))
         if deny is not None:
             return await _denied(run, deny.text())
     if "on_user_message" in bus.listened:
-        uctx = build(UserMessageContext, **run.base(), message=message)
+        uctx = context(UserMessageContext, run.base(), message=message)
         deny = await bus.run("on_user_message", uctx)
         if deny is not None:
             return await _denied(run, deny.text())
@@ -87,7 +87,7 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
     bus = run.bus
     held: ChatMessage | None = None
     if "pre_agent" in bus.listened:
-        pctx = build(PreAgentContext, **run.base(), input=task, response=None,
+        pctx = context(PreAgentContext, run.base(), input=task, response=None,
                                                short_circuit=None)
         deny = await bus.run("pre_agent", pctx)
         if deny is not None:
@@ -108,9 +108,9 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
 async def _finish_agent(run: Run, task: str, response: AgentResponse,
                         held: ChatMessage | None) -> AgentResponse:
     bus = run.bus
-    response = _completed(run, response)
     if "post_agent" in bus.listened:
-        actx = build(PostAgentContext, **run.base(), input=task, response=response)
+        response = _completed(run, response)
+        actx = context(PostAgentContext, run.base(), input=task, response=response)
         deny = await bus.run("post_agent", actx)
         if deny is not None:
             return await _denied(run, deny.text())
@@ -126,9 +126,9 @@ async def _finish_agent(run: Run, task: str, response: AgentResponse,
 
 def _completed(run: Run, response: AgentResponse) -> AgentResponse:
     """``response`` with the run's messages, usage, turn count and answering agent."""
-    return response.model_copy(update={
-        "messages": list(run.new_messages), "usage": run.usage, "iterations": run.turns,
-        "agent": run.agent.name})
+    return build(AgentResponse, content=response.content, finish_reason=response.finish_reason,
+                 messages=list(run.new_messages), usage=run.usage, iterations=run.turns,
+                 agent=run.agent.name)
 
 
 async def _denied(run: Run, reason: str) -> AgentResponse:
@@ -165,7 +165,7 @@ async def _end_done(run: Run, response: AgentResponse, started: float) -> None:
     try:
         if "on_chat_done" in bus.listened:
             await bus.emit("on_chat_done",
-                           build(ChatDoneContext, **run.base(), response=response))
+                           context(ChatDoneContext, run.base(), response=response))
     except Exception as exc:  # a terminal handler never changes the outcome
         failure = exc
     await _chat_end(run, response, None, started)
@@ -179,11 +179,11 @@ async def _end_failed(run: Run, exc: Exception, started: float) -> None:
     await run.announce(run.close_open_calls(str(exc) or type(exc).__name__))
     if isinstance(exc, StopRun) and "on_stop" in bus.listened:
         try:
-            await bus.emit("on_stop", build(StopContext, **run.base(), reason=exc.reason))
+            await bus.emit("on_stop", context(StopContext, run.base(), reason=exc.reason))
         except Exception as stop_error:  # the run is failing already: keep its error
             log.warning("on_stop_handler_failed", error=repr(stop_error))
     if "on_chat_error" in bus.listened:
-        await bus.emit("on_chat_error", build(ChatErrorContext, **run.base(), error=exc))
+        await bus.emit("on_chat_error", context(ChatErrorContext, run.base(), error=exc))
     await _chat_end(run, None, exc, started)
     await _session_end(run)
 
@@ -196,7 +196,7 @@ async def _end_aborted(run: Run, exc: BaseException, reason: Any, started: float
         await run.announce(closed)
         if "on_chat_abort" in bus.listened:
             await bus.emit("on_chat_abort",
-                           build(ChatAbortContext, **run.base(), reason=reason))
+                           context(ChatAbortContext, run.base(), reason=reason))
         await _chat_end(run, None, exc, started)
         await _session_end(run)
 
@@ -225,13 +225,13 @@ async def shielded(make: Callable[[], Coroutine[Any, Any, None]], timeout: float
 async def _chat_end(run: Run, response: AgentResponse | None, error: BaseException | None,
                     started: float) -> None:
     if "on_chat_end" in run.bus.listened:
-        await run.bus.emit("on_chat_end", build(ChatEndContext, 
-            **run.base(), response=response, error=error, duration=time.perf_counter() - started))
+        await run.bus.emit("on_chat_end", context(ChatEndContext, 
+            run.base(), response=response, error=error, duration=time.perf_counter() - started))
 
 
 async def _session_end(run: Run) -> None:
     if run.session is not None and run.parent is None and "on_session_end" in run.bus.listened:
-        await run.bus.emit("on_session_end", build(SessionContext, **run.base()))
+        await run.bus.emit("on_session_end", context(SessionContext, run.base()))
 
 
 class _Failure:

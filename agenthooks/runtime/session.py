@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .._construct import build
+from .._construct import build, context
 from ..events.contexts import SessionContext
 from ..messages import AgentResponse, ChatMessage
 from .run import Run, new_id
@@ -48,7 +48,7 @@ class Session:
             self._started = True
             if "on_session_start" in run.bus.listened:
                 deny = await run.bus.run("on_session_start",
-                                         build(SessionContext, **run.base()))
+                                         context(SessionContext, run.base()))
                 if deny is not None:
                     self.denied = deny.text()
         return self.denied

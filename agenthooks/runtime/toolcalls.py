@@ -11,7 +11,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build
+from .._construct import build, context
 from ..errors import DisabledToolError, ToolValidationError, UnknownToolError
 from ..events.contexts import HandoffContext, PreAgentContext, PreToolCallContext, SubagentContext
 from ..layers import TOOL_EVENTS, ToolOutcome, tool_after, tool_before, tool_execute
@@ -65,7 +65,8 @@ async def _prepare(run: Run, call: ToolCall, hot: bool) -> _Call:
     """Find and validate the tool, then ``pre_tool_call``; sets ``outcome`` when the call
     must not execute (unknown, disabled, invalid, denied, short-circuited, handoff refused)."""
     flight = _Call(call)
-    await run.send(ToolCallStart(call))
+    if run.sink is not None:
+        await run.sink(ToolCallStart(call))
     found = run.agent.scopes.lookup(call.name)
     if found is None:
         offered = ", ".join(run.agent.scopes.names()) or "none"
@@ -82,8 +83,8 @@ async def _prepare(run: Run, call: ToolCall, hot: bool) -> _Call:
             except ToolValidationError as exc:
                 flight.outcome = ToolOutcome(call, error=exc, source="validation")
     if hot:
-        flight.ctx = build(PreToolCallContext, 
-            **run.base(), call=call, tool=flight.tool, tool_call_id=call.id, scope=flight.scope,
+        flight.ctx = context(PreToolCallContext, 
+            run.base(), call=call, tool=flight.tool, tool_call_id=call.id, scope=flight.scope,
             result=None, error=None, short_circuit=None)
         if flight.outcome is None:
             flight.outcome = await tool_before(run.bus, flight.ctx)
@@ -121,7 +122,7 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
 
 async def _invoke(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
     if tool.subagent is not None:
-        return await delegate(run, tool.subagent, str(arguments.get("task", "")))
+        return await delegate(run, tool.subagent, str(arguments.get("task", "")), call.id)
     if tool.handoff is not None:
         return f"Transferred to {tool.handoff.name}."
     context = None
@@ -141,12 +142,13 @@ async def _finish(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
     if outcome.error is not None:
         text = outcome.error_text()
         message = tool_message(flight.call, text, is_error=True)
-        end = ToolCallEnd(flight.call, error=text)
+        end: ToolCallEnd | None = ToolCallEnd(flight.call, error=text) if run.sink else None
     else:
         message = tool_message(flight.call, serialize_result(outcome.result))
-        end = ToolCallEnd(flight.call, result=outcome.result)
+        end = ToolCallEnd(flight.call, result=outcome.result) if run.sink else None
     await run.commit(message)
-    await run.send(end)
+    if end is not None and run.sink is not None:
+        await run.sink(end)
     tool = flight.tool
     if tool is not None and tool.handoff is not None and outcome.error is None:
         await _hand_over(run, tool.handoff)
@@ -157,14 +159,14 @@ async def _handoff_gate(run: Run, target: Agent) -> Deny | None:
     """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent."""
     bus = run.bus
     if "pre_handoff" in bus.listened:
-        ctx = build(HandoffContext, **run.base(), from_agent=run.agent.name,
+        ctx = context(HandoffContext, run.base(), from_agent=run.agent.name,
                                              to_agent=target.name, short_circuit=None)
         deny = await bus.run("pre_handoff", ctx)
         if deny is not None:
             return deny
     if "pre_agent" in bus.listened:
-        base = run.base() | {"agent": target.name}
-        actx = build(PreAgentContext, **base, input=run.input, response=None,
+        base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}
+        actx = context(PreAgentContext, base, input=run.input, response=None,
                                                short_circuit=None)
         return await bus.run("pre_agent", actx)
     return None
@@ -174,18 +176,19 @@ async def _hand_over(run: Run, target: Agent) -> None:
     source = run.agent.name
     run.switch_to(target)
     if "on_handoff" in run.bus.listened:
-        await run.bus.emit("on_handoff", build(HandoffContext, 
-            **run.base(), from_agent=source, to_agent=target.name, short_circuit=None))
+        await run.bus.emit("on_handoff", context(HandoffContext, 
+            run.base(), from_agent=source, to_agent=target.name, short_circuit=None))
 
 
-async def delegate(run: Run, sub: Agent, task: str) -> str:
-    """Run ``sub`` as a tool of ``run``: a run of its own that starts from ``task`` alone."""
+async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = None) -> str:
+    """Run ``sub`` as a tool of ``run``: a run of its own that starts from ``task`` alone;
+    ``tool_call_id`` (the delegating call) is carried by the sub-agent events."""
     from .runner import execute_run
 
     bus = run.bus
     if "on_subagent_start" in bus.listened:
-        await bus.emit("on_subagent_start", build(SubagentContext, 
-            **run.base(), subagent=sub.name, task=task))
+        await bus.emit("on_subagent_start", context(SubagentContext, 
+            run.base(), subagent=sub.name, task=task, tool_call_id=tool_call_id))
     child_bus = sub.bus.with_guards_of(bus) if sub.has_own_bus else bus
     child = Run(sub, child_bus, [], parent=run, session=run.session, signal=run.signal)
     started = time.perf_counter()
@@ -193,13 +196,14 @@ async def delegate(run: Run, sub: Agent, task: str) -> str:
         response = await execute_run(child, task)
     except Exception as exc:
         if "on_subagent_stop" in bus.listened:
-            await bus.emit("on_subagent_stop", build(SubagentContext, 
-                **run.base(), subagent=sub.name, task=task, error=exc,
+            await bus.emit("on_subagent_stop", context(SubagentContext, 
+                run.base(), subagent=sub.name, task=task, tool_call_id=tool_call_id, error=exc,
                 duration=time.perf_counter() - started))
         raise
     if "on_subagent_stop" in bus.listened:
-        await bus.emit("on_subagent_stop", build(SubagentContext, 
-            **run.base(), subagent=sub.name, task=task, result=response.content,
+        await bus.emit("on_subagent_stop", context(SubagentContext, 
+            run.base(), subagent=sub.name, task=task, tool_call_id=tool_call_id,
+            result=response.content,
             duration=time.perf_counter() - started))
     return response.content or ""
 

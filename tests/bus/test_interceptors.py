@@ -580,3 +580,36 @@ async def test_all_keys_are_validated_before_any_is_applied() -> None:
         await bus.run("pre_request", ctx)
     assert ctx.request.model == "old"
     assert ctx.response is None and ctx.short_circuit is None
+
+
+async def test_on_model_error_error_must_be_an_exception() -> None:
+    bus = HookBus()
+
+    def text(ctx: ModelErrorContext) -> dict[str, Any]:
+        return {"error": "try later"}
+
+    bus.on("on_model_error", text)
+    original = ConnectionError("down")
+    ctx = ModelErrorContext(error=original)
+    with pytest.raises(BadReturnError) as info:
+        await bus.run("on_model_error", ctx)
+    assert str(info.value) == (
+        f"handler {text.__module__}.{text.__qualname__} of 'on_model_error' returned 'error' "
+        "as str: give an exception"
+    )
+    assert ctx.error is original
+
+
+@pytest.mark.parametrize("event", ["pre_tool_call", "on_tool_call_error"])
+async def test_tool_error_may_be_an_exception_or_text(event: str) -> None:
+    bus = HookBus()
+    exc = PermissionError("no")
+    bus.on(event, lambda ctx: {"error": exc})
+    ctx = CATALOG[event].context()
+    await bus.run(event, ctx)
+    assert ctx.error is exc
+    bus2 = HookBus()
+    bus2.on(event, lambda ctx: {"error": 404})
+    with pytest.raises(BadReturnError) as info:
+        await bus2.run(event, CATALOG[event].context())
+    assert str(info.value).endswith("returned 'error' as int: give an exception or a str")

@@ -1,0 +1,165 @@
+"""One agent run, side by side with the floor.
+
+The conversation: user message → the model asks for one tool call → the tool runs → the
+model answers. The scripted model returns at once, so what is measured is the loop itself.
+The floor is a hand-written minimal async loop doing the same steps with plain dicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agenthooks import Agent, Middleware, ProviderRequest, ProviderResponse, ToolCall, tool
+from agenthooks.providers import ScriptedProvider
+
+CALL = ToolCall(id="call_1", name="add", arguments={"a": 2, "b": 3})
+ASK = ProviderResponse(tool_calls=[CALL], finish_reason="tool_calls")
+ANSWER = ProviderResponse(content="5")
+
+
+def script(request: ProviderRequest) -> ProviderResponse:
+    """Ask for the tool after a user message, answer after a tool message."""
+    return ASK if request.messages[-1].role == "user" else ANSWER
+
+
+@tool(inline=True)
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+# the floor -----------------------------------------------------------------------------------
+
+def _floor_model(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    if messages[-1]["role"] == "user":
+        return {"content": None, "tool_calls": [{"id": "call_1", "name": "add",
+                                                 "arguments": {"a": 2, "b": 3}}]}
+    return {"content": "5", "tool_calls": []}
+
+
+async def _floor_provider(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    return _floor_model(messages)
+
+
+def _floor_add(a: int, b: int) -> int:
+    return a + b
+
+
+async def floor_run(message: str) -> dict[str, Any]:
+    """The hand-written loop: the same steps, plain dicts, no hooks."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": message}]
+    tools = {"add": _floor_add}
+    for _ in range(25):
+        reply = await _floor_provider(messages)
+        messages.append({"role": "assistant", "content": reply["content"],
+                         "tool_calls": reply["tool_calls"]})
+        if not reply["tool_calls"]:
+            return {"content": reply["content"], "messages": messages}
+        for call in reply["tool_calls"]:
+            result = tools[call["name"]](**call["arguments"])
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
+    raise RuntimeError("max turns")
+
+
+# ours ----------------------------------------------------------------------------------------
+
+class PassThrough(Middleware):
+    """A middleware that only calls the next layer."""
+
+    stacks = ("provider",)
+
+    async def wrap(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        return await call_next(ctx)
+
+
+def make_agent(setup: str) -> Agent:
+    """An agent for one benchmark row; its history is reset per run by the caller."""
+    agent = Agent("bench", "Add numbers.", provider=ScriptedProvider(script, record=False),
+                  tools=[add])
+    if setup == "5 observers":
+        for event in ("on_loop_start", "on_loop_end", "on_message", "on_response",
+                      "pre_tool_call"):
+            agent.on(event, lambda ctx: None)
+    elif setup == "on_event":
+        agent.on("on_event", lambda record: None)
+    elif setup == "5 middleware":
+        for _ in range(5):
+            agent.use(PassThrough())
+    return agent
+
+
+async def _time(run: Callable[[], Awaitable[Any]], number: int, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        for _ in range(number):
+            await run()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+async def measure(number: int = 2000, repeat: int = 5) -> list[tuple[str, float]]:
+    """(row, seconds per run) for the floor and each setup."""
+    rows = [("floor (hand-written loop)", await _time(lambda: floor_run("2+3?"), number, repeat))]
+    for setup in ("0 hooks", "5 observers", "on_event", "5 middleware"):
+        agent = make_agent(setup)
+
+        async def one(agent: Agent = agent) -> Any:
+            agent._history.clear()  # a fresh conversation each time, as the floor has
+            return await agent.chat("2+3?")
+
+        rows.append((f"agenthooks, {setup}", await _time(one, number, repeat)))
+    return rows
+
+
+async def concurrent_memory(runs: int = 10_000) -> tuple[float, float]:
+    """Peak traced memory per run and seconds for ``runs`` concurrent runs (one agent each,
+    as a server with one agent per request would have)."""
+    agents = [make_agent("0 hooks") for _ in range(runs)]
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    start = time.perf_counter()
+    await asyncio.gather(*(a.chat("2+3?") for a in agents))
+    elapsed = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return (peak - base) / runs, elapsed
+
+
+async def floor_memory(runs: int = 10_000) -> float:
+    """Peak traced memory per run of the floor, for comparison."""
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    await asyncio.gather(*(floor_run("2+3?") for _ in range(runs)))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return (peak - base) / runs
+
+
+def main() -> None:
+    """Print the agent-run table."""
+    rows = asyncio.run(measure())
+    floor = rows[0][1]
+    no_hooks = rows[1][1]
+    print("\n## One agent run (user → 1 tool call → answer), scripted model")
+    print(f"{'case':34} {'µs/run':>9} {'× floor':>8} {'× 0 hooks':>10}")
+    for name, seconds in rows:
+        print(f"{name:34} {seconds * 1e6:9.1f} {seconds / floor:8.1f} {seconds / no_hooks:10.2f}")
+    print("targets: 0 hooks ≤ 5× floor; 5 observers ≤ 1.5× our 0-hook figure")
+    per_run, elapsed = asyncio.run(concurrent_memory())
+    floor_per_run = asyncio.run(floor_memory())
+    print(f"\n10,000 concurrent runs (asyncio.gather): {elapsed:.2f} s, peak "
+          f"{per_run / 1024:.1f} KiB per run (agent included); floor {floor_per_run / 1024:.2f} "
+          "KiB per run")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""The bus against its floors: what a hook costs beyond the code it replaces.
+
+Run alone with ``python benchmarks/bench_bus.py`` or with every benchmark via
+``python benchmarks/run.py`` (``make bench``). Every case runs in one asyncio loop; numbers
+are ns per operation, best of N, with the empty loop subtracted (see ``_harness.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import blinker
+import pluggy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _harness import Row, measure, table  # noqa: E402
+
+from agenthooks import HookBus, Middleware, Stack  # noqa: E402
+from agenthooks.events import MessageContext, PreToolCallContext, ResponseContext  # noqa: E402
+from agenthooks.messages import ChatMessage, ProviderResponse, ToolCall  # noqa: E402
+
+hookspec = pluggy.HookspecMarker("bench")
+hookimpl = pluggy.HookimplMarker("bench")
+
+
+class Spec:
+    @hookspec
+    def on_message(self, ctx: Any) -> None: ...
+
+    @hookspec
+    def on_stop(self, ctx: Any) -> None: ...
+
+
+class PluggyPlugin:
+    @hookimpl
+    def on_message(self, ctx: Any) -> None:
+        return None
+
+
+def observer() -> Any:
+    """A trivial observer callable the bus (``h(ctx)``) and blinker (``h(sender, ctx=ctx)``)
+    both can call, so all three dispatchers run the same amount of handler code."""
+
+    def handler(arg: Any, ctx: Any = None) -> None:
+        return None
+
+    return handler
+
+
+def noop(ctx: Any) -> None:
+    return None
+
+
+async def anoop(ctx: Any) -> None:
+    return None
+
+
+async def hand_emit(ctx: Any, handlers: tuple[Any, ...]) -> None:
+    for h in handlers:
+        h(ctx)
+
+
+async def hand_pipeline(ctx: Any, handlers: tuple[Any, ...]) -> None:
+    for h in handlers:
+        result = h(ctx)
+        if result is not None:
+            ctx.response = result["response"]
+
+
+def interceptor(i: int) -> Any:
+    value = ProviderResponse(content=f"v{i}")
+
+    def handler(ctx: ResponseContext) -> dict[str, Any]:
+        return {"response": value}  # a new value for the next handler
+
+    return handler
+
+
+class PassThrough(Middleware):
+    async def wrap(self, ctx: Any, call_next: Any) -> Any:
+        return await call_next(ctx)
+
+
+async def endpoint(ctx: Any) -> Any:
+    return ctx
+
+
+def hand_onion(inner: Any, depth: int) -> Any:
+    """``depth`` hand-nested async closures around ``inner``."""
+    app = inner
+    for _ in range(depth):
+        def layer(call_next: Any) -> Any:
+            async def app(ctx: Any) -> Any:
+                return await call_next(ctx)
+            return app
+        app = layer(app)
+    return app
+
+
+def plugin_manager(count: int) -> pluggy.PluginManager:
+    pm = pluggy.PluginManager("bench")
+    pm.add_hookspecs(Spec)
+    for _ in range(count):
+        pm.register(PluggyPlugin())
+    return pm
+
+
+async def bench() -> list[Row]:
+    rows: list[Row] = []
+    message = MessageContext(message=ChatMessage(role="user", content="hi"))
+    tool_ctx = PreToolCallContext(call=ToolCall(id="c", name="t"), tool_call_id="c")
+
+    # (1) the zero-handler path ---------------------------------------------------------------
+    bus = HookBus()
+    bus.on("on_message", observer())  # another event is listened; this one is not
+    empty_signal = blinker.Signal()
+    empty_pm = plugin_manager(0)
+    rows.append(Row(
+        "no handlers: `if \"pre_tool_call\" in bus.listened` vs `f(ctx)`",
+        await measure('if "pre_tool_call" in bus.listened: pass', bus=bus),
+        await measure("f(ctx)", f=noop, ctx=tool_ctx),
+        target=3,
+    ))
+    rows.append(Row(
+        "no handlers: `await bus.emit(...)` vs `await async_noop(ctx)`",
+        await measure('await bus.emit("on_stop", ctx)', bus=bus, ctx=tool_ctx),
+        await measure("await f(ctx)", f=anoop, ctx=tool_ctx),
+        blinker=await measure("sig.send(bus, ctx=ctx)", sig=empty_signal, bus=bus, ctx=tool_ctx),
+        pluggy=await measure("hook.on_stop(ctx=ctx)", hook=empty_pm.hook, ctx=tool_ctx),
+        target=3,
+    ))
+    rows.append(Row(
+        "no handlers: `await bus.run(\"pre_tool_call\", ...)` vs `await async_noop(ctx)`",
+        await measure('await bus.run("pre_tool_call", ctx)', bus=bus, ctx=tool_ctx),
+        await measure("await f(ctx)", f=anoop, ctx=tool_ctx),
+        target=3,
+    ))
+
+    # (2) sync observers ----------------------------------------------------------------------
+    for count in (1, 10):
+        bus = HookBus()
+        handlers = tuple(observer() for _ in range(count))
+        signal = blinker.Signal()
+        for h in handlers:
+            bus.on("on_message", h)
+            signal.connect(h, weak=False)
+        pm = plugin_manager(count)
+        rows.append(Row(
+            f"{count} sync observer{'s' if count > 1 else ''}: `await bus.emit` vs hand loop",
+            await measure('await bus.emit("on_message", ctx)', bus=bus, ctx=message),
+            await measure("await hand(ctx, hs)", hand=hand_emit, hs=handlers, ctx=message),
+            blinker=await measure("sig.send(bus, ctx=ctx)", sig=signal, bus=bus, ctx=message),
+            pluggy=await measure("hook.on_message(ctx=ctx)", hook=pm.hook, ctx=message),
+        ))
+
+    # (3) interceptor chain -------------------------------------------------------------------
+    bus = HookBus()
+    chain = tuple(interceptor(i) for i in range(10))
+    for h in chain:
+        bus.on("on_response", h)
+    response_ctx = ResponseContext(response=ProviderResponse(content="start"))
+    rows.append(Row(
+        "10 interceptors returning a new value: `await bus.run` vs hand pipeline",
+        await measure('await bus.run("on_response", ctx)', bus=bus, ctx=response_ctx),
+        await measure("await hand(ctx, hs)", hand=hand_pipeline, hs=chain, ctx=response_ctx),
+        target=2,
+    ))
+
+    # (4) middleware onion --------------------------------------------------------------------
+    stack = Stack(PassThrough() for _ in range(5))
+    nested = hand_onion(endpoint, 5)
+    floor = await measure("await app(ctx)", app=nested, ctx=tool_ctx)
+    rows.append(Row(
+        "5 pass-through wrap middleware: `await stack.compose(call)(ctx)` vs 5 nested closures",
+        await measure("await stack.compose(call)(ctx)", stack=stack, call=endpoint, ctx=tool_ctx),
+        floor,
+        target=1.5,
+    ))
+    app = stack.compose(endpoint)
+    rows.append(Row(
+        "5 pass-through wrap middleware, composed once: `await app(ctx)` vs 5 nested closures",
+        await measure("await app(ctx)", app=app, ctx=tool_ctx),
+        floor,
+        target=1.5,
+    ))
+    return rows
+
+
+def main() -> list[Row]:
+    """Run the bus benchmarks and print their table."""
+    rows = asyncio.run(bench())
+    print("## bench_bus: the hook bus against hand-written code, blinker and pluggy\n")
+    print(table(rows))
+    print()
+    return rows
+
+
+if __name__ == "__main__":
+    main()
