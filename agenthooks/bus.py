@@ -40,6 +40,8 @@ H = TypeVar("H", bound=Handler)
 
 _EMPTY: tuple[tuple[_Registration, ...], tuple[_Registration, ...]] = ((), ())
 _seq = itertools.count()
+# return types that are never awaitable: the awaitable test is skipped for them
+_PLAIN = frozenset({dict, bool, Deny})
 
 
 class Disposer:
@@ -181,6 +183,8 @@ class HookBus:
         self.provider_stack = Stack()
         self.tool_stack = Stack()
         self._records = False
+        # events whose emission has work after the chain: receivers, or on_event records
+        self._after: frozenset[str] = frozenset()
         self._inherited: tuple[HookBus, ...] = ()
         self.listened: frozenset[str] = frozenset()
         """Events an emission must not skip: those with handlers or receivers (every event
@@ -282,6 +286,8 @@ class HookBus:
         live = {name for name in CATALOG if self._has_listeners(name)}
         self._records = "on_event" in live
         self.listened = frozenset(CATALOG) if self._records else frozenset(live)
+        self._after = self.listened if self._records else frozenset(
+            name for name, sig in self._signals.items() if sig.receivers)
 
     def _has_listeners(self, name: str) -> bool:
         sig = self._signals.get(name)
@@ -363,14 +369,21 @@ class HookBus:
 
     # dispatch -----------------------------------------------------------------------------
 
+    # The three dispatch loops below are the hot path: each is a plain ``for`` over the tuple
+    # snapshot sorted at registration, with the handler call inlined (no per-handler coroutine),
+    # and the awaitable test skipped for the plain values handlers usually return.
+
     async def emit(self, event: str, ctx: EventContext) -> None:
-        """Fire an observer event: every handler runs, return values are ignored."""
+        """Fire an observer event: every handler runs, return values are ignored.
+
+        ``event`` is a canonical name or an alias; an unknown name raises
+        ``UnknownEventError``."""
         if event not in self.listened and (
                 event in CATALOG or (event := resolve(event).name) not in self.listened):
             return
         spec = CATALOG[event]
-        ordinary, guards = self._chains.get(spec.name, _EMPTY)
-        for reg in (*ordinary, *guards) if guards else ordinary:
+        ordinary, guards = self._chains.get(event, _EMPTY)
+        for reg in ordinary + guards if guards else ordinary:
             if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
                 continue
             if reg.once:
@@ -381,31 +394,44 @@ class HookBus:
                     await result
             except Exception as exc:
                 self._failed(reg, spec, exc)
-        await self._after_chain(spec, ctx, None)
+        if event in self._after:
+            await self._after_chain(spec, ctx, None)
 
     async def run(self, event: str, ctx: EventContext) -> Deny | None:
         """Fold an interceptor event over its handlers; each return is applied to ``ctx``
-        before the next handler runs. Returns the ``Deny`` that refused the step, or None."""
+        before the next handler runs. Returns the ``Deny`` that refused the step, or None.
+
+        Ordinary handlers run first and stop at a short-circuit or recovery; guards then run
+        in their own order; a ``Deny`` from anyone ends the chain."""
         if event not in self.listened and (
                 event in CATALOG or (event := resolve(event).name) not in self.listened):
             return None
         spec = CATALOG[event]
-        ordinary, guards = self._chains.get(spec.name, _EMPTY)
+        ordinary, guards = self._chains.get(event, _EMPTY)
         deny: Deny | None = None
-        for reg in ordinary:
-            if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
-                continue
-            stop, deny = await self._step(reg, spec, ctx)
-            if stop or deny is not None:
-                break
-        if deny is None:
-            for reg in guards:
+        for tier in (ordinary, guards) if guards else (ordinary,):
+            for reg in tier:
                 if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
                     continue
-                _, deny = await self._step(reg, spec, ctx)
-                if deny is not None:
+                if reg.once:
+                    self._remove(reg)
+                try:
+                    result = reg.fn(ctx)
+                    if reg.is_async or (result is not None and type(result) not in _PLAIN
+                                        and inspect.isawaitable(result)):
+                        result = await result
+                    if result is None:
+                        continue
+                    stop, deny = apply_return(spec, ctx, result, reg)
+                except Exception as exc:
+                    stop, deny = False, self._failed(reg, spec, exc)
+                # a short-circuit or recovery ends the ordinary tier; guards never stop early
+                if deny is not None or (stop and not reg.guard):
                     break
-        await self._after_chain(spec, ctx, deny)
+            if deny is not None:
+                break
+        if event in self._after:
+            await self._after_chain(spec, ctx, deny)
         return deny
 
     async def check(self, event: str, ctx: EventContext) -> bool:
@@ -414,14 +440,15 @@ class HookBus:
                 event in CATALOG or (event := resolve(event).name) not in self.listened):
             return False
         spec = CATALOG[event]
-        ordinary, guards = self._chains.get(spec.name, _EMPTY)
+        ordinary, guards = self._chains.get(event, _EMPTY)
         verdict = False
-        for reg in (*ordinary, *guards):
+        for reg in ordinary + guards if guards else ordinary:
             if reg.once:
                 self._remove(reg)
             try:
                 result = reg.fn(ctx)
-                if reg.is_async or inspect.isawaitable(result):
+                if reg.is_async or (result is not None and type(result) is not bool
+                                    and inspect.isawaitable(result)):
                     result = await result
                 if result is not None and not isinstance(result, bool):
                     raise BadReturnError(
@@ -434,23 +461,9 @@ class HookBus:
             if result:
                 verdict = True
                 break
-        await self._after_chain(spec, ctx, None)
+        if event in self._after:
+            await self._after_chain(spec, ctx, None)
         return verdict
-
-    async def _step(self, reg: _Registration, spec: EventSpec,
-                    ctx: EventContext) -> tuple[bool, Deny | None]:
-        """Call one interceptor handler and apply its return: (stop the ordinary chain, deny)."""
-        if reg.once:
-            self._remove(reg)
-        try:
-            result = reg.fn(ctx)
-            if reg.is_async or (result is not None and inspect.isawaitable(result)):
-                result = await result
-            if result is None:
-                return False, None
-            return apply_return(spec, ctx, result, reg)
-        except Exception as exc:
-            return False, self._failed(reg, spec, exc)
 
     def _failed(self, reg: _Registration, spec: EventSpec, exc: Exception) -> Deny | None:
         """What a handler's exception (or bad return) means: raise it, or log it and count it

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -36,92 +36,111 @@ def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
     Returns (stop the ordinary chain, the deny). All keys are validated before any is applied,
     so a bad return leaves the context as the previous handler left it.
     """
-    if isinstance(result, Deny):
-        if spec.deny:
-            return True, result
-        raise BadReturnError(
-            f"handler {reg.label} returned Deny on {spec.name!r}, which cannot deny; "
-            f"it may return {spec.may_return}"
-        )
-    if not isinstance(result, Mapping):
-        raise BadReturnError(
-            f"handler {reg.label} of {spec.name!r} returned {type(result).__name__}; "
-            f"it may return None or {spec.may_return}"
-        )
-    keys = set(result)
-    for key in keys - spec.returns:
+    if type(result) is not dict:  # the common case skips both isinstance tests
+        if isinstance(result, Deny):
+            if spec.deny:
+                return True, result
+            raise BadReturnError(
+                f"handler {reg.label} returned Deny on {spec.name!r}, which cannot deny; "
+                f"it may return {spec.may_return}"
+            )
+        if not isinstance(result, Mapping):
+            raise BadReturnError(
+                f"handler {reg.label} of {spec.name!r} returned {type(result).__name__}; "
+                f"it may return None or {spec.may_return}"
+            )
+    keys: Set[str] = result.keys()
+    if not keys <= spec.returns:
+        key = next(k for k in result if k not in spec.returns)
         close = difflib.get_close_matches(str(key), sorted(spec.returns), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else "."
         raise BadReturnError(
             f"handler {reg.label} of {spec.name!r} returned key {key!r}, which {spec.name} "
             f"does not accept{hint} It may return {spec.may_return}"
         )
-    short = keys & spec.short_circuit
+    short = keys & spec.short_circuit if spec.short_circuit else _NONE
     if len(short) > 1:
         raise BadReturnError(
             f"handler {reg.label} of {spec.name!r} returned {sorted(short)}: "
             "short-circuit keys exclude each other"
         )
-    recovery = keys & spec.recovery
+    recovery = keys & spec.recovery if spec.recovery else _NONE
     if recovery and getattr(ctx, "source", None) == "denied":
         log.info("denied_recovery_ignored", hook_event=spec.name, handler=reg.label,
                  tool_call_id=getattr(ctx, "tool_call_id", None))
-        keys -= recovery
-        recovery = set()
-    values = {key: _coerce(spec, ctx, key, result[key], reg) for key in keys}
-    ctx.__dict__.update(values)
+        keys = keys - recovery
+        recovery = _NONE
+    data = ctx.__dict__
+    data.update({key: _coerce(spec, ctx, key, result[key], reg) for key in keys})
     if short:
-        ctx.__dict__["short_circuit"] = short.pop()
+        data["short_circuit"] = next(iter(short))
         return True, None
     if recovery:
-        ctx.__dict__["recovered"] = True
+        data["recovered"] = True
         return True, None
     return False, None
 
 
+_NONE: frozenset[str] = frozenset()
+
+
+def _where(spec: EventSpec, reg: _Registration, key: str) -> str:
+    """The start of a bad-return message; built only when one is raised."""
+    return f"handler {reg.label} of {spec.name!r} returned {key!r}"
+
+
 def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any,
             reg: _Registration) -> Any:
-    where = f"handler {reg.label} of {spec.name!r} returned {key!r}"
     if key == "call":
-        call = _model(ToolCall, value, where)
+        call = _model(ToolCall, value, spec, reg, key)
         current: ToolCall = ctx.__dict__["call"]
         if call.id != current.id or call.name != current.name:
-            raise BadReturnError(f"{where} with a changed id or name: only arguments may change")
+            raise BadReturnError(f"{_where(spec, reg, key)} with a changed id or name: only "
+                                 "arguments may change")
         return call
     if key == "error":
         # on_model_error re-raises the error, so it must be an exception; tool events turn
         # it into the text the model reads, so a str is fine there
         if _expected(type(ctx), key) is BaseException:
             if not isinstance(value, BaseException):
-                raise BadReturnError(f"{where} as {type(value).__name__}: give an exception")
+                raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: "
+                                     "give an exception")
         elif not isinstance(value, (BaseException, str)):
-            raise BadReturnError(f"{where} as {type(value).__name__}: give an exception or a str")
+            raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give an "
+                                 "exception or a str")
         return value
     if key == "terminate":
         if not isinstance(value, bool):
-            raise BadReturnError(f"{where} as {type(value).__name__}: give True or False")
+            raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give "
+                                 "True or False")
         return value
     expected = _expected(type(ctx), key)
-    if expected is None:
+    if expected is None or type(value) is expected:  # the exact type: nothing to check
         return value
     if isinstance(expected, tuple):  # list[Model]
         if not isinstance(value, list):
-            raise BadReturnError(f"{where} as {type(value).__name__}: give a list")
-        return [_model(expected[0], item, where) for item in value]
+            raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give a "
+                                 "list")
+        cls = expected[0]
+        return [item if type(item) is cls else _model(cls, item, spec, reg, key)
+                for item in value]
     if issubclass(expected, BaseModel):
-        return _model(expected, value, where)
+        return _model(expected, value, spec, reg, key)
     if not isinstance(value, expected):
-        raise BadReturnError(f"{where} as {type(value).__name__}: give a {expected.__name__}")
+        raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give a "
+                             f"{expected.__name__}")
     return value
 
 
-def _model(cls: type[BaseModel], value: Any, where: str) -> Any:
+def _model(cls: type[BaseModel], value: Any, spec: EventSpec, reg: _Registration,
+           key: str) -> Any:
     if isinstance(value, cls):
         return value
     try:
         return cls.model_validate(value)
     except ValidationError as exc:
-        raise BadReturnError(f"{where} that is not a valid {cls.__name__}: {exc}") from None
+        raise BadReturnError(f"{_where(spec, reg, key)} that is not a valid {cls.__name__}: "
+                             f"{exc}") from None
 
 
 @cache

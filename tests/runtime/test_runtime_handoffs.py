@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agenthooks import (
     Agent,
+    MaxTurnsExceeded,
     ChatMessage,
     Deny,
     ProviderResponse,
@@ -230,20 +233,21 @@ async def test_handoff_target_post_agent_answer_replaces_the_content() -> None:
     assert triage.history[-1] == said("signed answer")
 
 
-async def test_max_turns_counts_across_the_handoff() -> None:
-    triage, _, _, _ = desk(
+async def test_one_turn_counter_across_the_handoff_under_the_running_agents_limit() -> None:
+    triage, billing, _, billing_model = desk(
         [transfer("h1", "billing")],
         [ProviderResponse(tool_calls=[ToolCall(id="r1", name="refund",
                                                arguments={"order": "A"})])])
-    triage.max_turns = 2
-    from agenthooks import MaxTurnsExceeded
+    billing.max_turns = 2  # billing itself makes one turn: the triage turn counts too
+    stops: list[tuple[str, str]] = []
+    triage.on("on_stop", lambda c: stops.append((c.agent, c.reason)))
 
-    try:
+    with pytest.raises(MaxTurnsExceeded) as caught:
         await triage.chat("Refund.")
-    except MaxTurnsExceeded as exc:
-        assert str(exc) == ("agent 'billing' reached max_turns=1 with the model still asking "
-                            "for tools") or "max_turns" in str(exc)
-        assert [m.role for m in exc.messages] == ["user", "assistant", "tool", "assistant",
-                                                   "tool"]
-    else:
-        raise AssertionError("MaxTurnsExceeded not raised")
+
+    assert str(caught.value) == ("agent 'billing' reached max_turns=2 with the model still "
+                                 "asking for tools")
+    assert [m.role for m in caught.value.messages] == [
+        "user", "assistant", "tool", "assistant", "tool"]
+    assert len(billing_model.requests) == 1
+    assert stops == [("billing", "max_turns")]
