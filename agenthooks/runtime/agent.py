@@ -46,7 +46,11 @@ class ScopeRegistry:
         it again without an event. Use ``unregister`` for the event."""
         self.add(scope)
         await self._fire("on_scope_register", scope)
-        return Disposer(lambda: self._scopes.pop(scope.name, None) and None)
+
+        def remove() -> None:
+            self._scopes.pop(scope.name, None)
+
+        return Disposer(remove)
 
     async def unregister(self, name: str) -> Scope:
         """Remove the scope ``name`` and fire ``on_scope_unregister``."""
@@ -176,15 +180,15 @@ class Agent:
            match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
            guard: bool = False) -> Any:
         """``bus.on`` on this agent's bus (same arguments, same returns)."""
-        return self.bus.on(event, handler, match=match, priority=priority, errors=errors,
-                           guard=guard)
+        return self.bus.on(event, handler,  # type: ignore[type-var]
+                           match=match, priority=priority, errors=errors, guard=guard)
 
     def once(self, event: EventName | str, handler: Callable[[Any], Any] | None = None, *,
              match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
              guard: bool = False) -> Any:
         """``bus.once`` on this agent's bus."""
-        return self.bus.once(event, handler, match=match, priority=priority, errors=errors,
-                             guard=guard)
+        return self.bus.once(event, handler,  # type: ignore[type-var]
+                             match=match, priority=priority, errors=errors, guard=guard)
 
     def off(self, event: EventName | str, handler: Callable[[Any], Any]) -> bool:
         """``bus.off`` on this agent's bus."""

@@ -151,9 +151,10 @@ async def request_model(run: Run, request: ProviderRequest) -> ProviderResponse 
     stack = bus.provider_stack + run.agent.provider_middleware
     streaming = run.sink is not None
     if not streaming and not stack and not PROVIDER_EVENTS & bus.listened:
-        return await provider.complete(request)  # the zero-hook path
-    ctx = context(PreRequestContext, 
-        run.base(), request=request, response=None, short_circuit=None, provider=provider,
+        response: ProviderResponse = await provider.complete(request)  # the zero-hook path
+        return response
+    ctx = context(
+        PreRequestContext, run.base(), request=request, response=None, short_circuit=None, provider=provider,
         stream=streaming, chunks_sent=0)
     endpoint = partial(_stream, run) if streaming else _complete
     result = await call_provider(bus, ctx, endpoint, stack)

@@ -1,0 +1,287 @@
+"""Recorder: every ``on_event`` record of a run as one JSON line, for ``agenthooks trace``.
+
+    recorder = Recorder("run.jsonl")
+    recorder.attach(agent)          # or agent.use(recorder) / bus.use(recorder)
+    await agent.chat("hi")
+    recorder.close()
+
+Each line is one JSON object: the ``EventRecord`` fields (``type``, wall-clock ``timestamp``,
+``run_id``, ``parent_run_id``, ``agent``, ``branch``, ``tool_call_id``, ``input``, ``output``,
+``is_error``, ``error``, ``denied``, ``usage``, ...) plus ``seq`` (the line's number, from 1)
+and ``mono`` (``time.monotonic()`` when the record arrived). ``duration`` is the record's own
+(a tool's execution, a whole run) or, for an event that closes a span, the monotonic time since
+the event that opened it (``pre_request`` → ``on_response``, ``on_loop_start`` →
+``on_loop_end``, ``pre_agent`` → ``post_agent``, ``on_stream_start`` → ``on_stream_end``).
+
+Writes are whole lines under a lock, so parallel tool calls, concurrent sub-agent runs and
+threads never interleave a line. The file is flushed when a top-level run ends (done, abort,
+error, end) and on ``close()``, so a run's terminal event is on disk before ``chat()`` returns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+if TYPE_CHECKING:
+    from .bus import Disposer, HookBus
+    from .events.contexts import EventRecord
+    from .runtime.agent import Agent
+
+RECORD_FIELDS = (
+    "seq", "type", "mono", "timestamp", "run_id", "parent_run_id", "session_id", "agent",
+    "branch", "iteration", "tool_call_id", "tool_name", "is_error", "error", "denied",
+    "duration", "usage", "input", "output",
+)
+"""The keys of every line, in the order they are written."""
+
+TERMINAL_EVENTS = frozenset({"on_chat_done", "on_chat_abort", "on_chat_error", "on_chat_end",
+                             "on_session_end", "on_session_close"})
+"""Events after which the recorder flushes (for top-level runs)."""
+
+RECORDER_PRIORITY = 10**6
+"""The recorder's ``on_event`` handler runs before ordinary ``on_event`` handlers, so one that
+raises cannot keep a record off the file."""
+
+# opening event -> (span kind, keyed by iteration?); closing event -> span kind
+_OPENS = {"pre_request": "model", "on_loop_start": "turn", "pre_agent": "agent",
+          "on_stream_start": "stream"}
+_CLOSES = {"on_response": "model", "on_model_error": "model", "on_loop_end": "turn",
+           "post_agent": "agent", "on_stream_end": "stream", "on_stream_error": "stream"}
+_KEEPS_OPEN = frozenset({"on_model_error"})  # a recovered call still gets its on_response
+
+
+def to_jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data: models dumped in JSON mode, exceptions as their text,
+    bytes decoded, anything else unknown as ``str``. Never raises."""
+    try:
+        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
+    except Exception:  # e.g. undecodable bytes inside a model: walk it by hand
+        return _by_hand(value)
+
+
+def _fallback(value: Any) -> Any:
+    if isinstance(value, BaseException):
+        return error_text(value)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def _by_hand(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, BaseModel):
+        return {k: _by_hand(getattr(value, k, None)) for k in type(value).model_fields}
+    if isinstance(value, dict):
+        return {str(k): _by_hand(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_by_hand(v) for v in value]
+    try:
+        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
+    except Exception:
+        return _fallback(value)
+
+
+def error_text(exc: BaseException) -> str:
+    """``"TypeName: message"`` (or the type name alone)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Recorder:
+    """A plugin that writes every ``on_event`` record as one JSON line.
+
+    ``target`` is a path (opened now, truncated unless ``append=True``), an open text stream
+    (``sys.stdout``, a socket file; never closed by the recorder), or ``None`` to keep the
+    lines in memory as dicts (``recorder.records``). ``flush_each=True`` flushes after every
+    line (for a live tail); otherwise the recorder flushes when a top-level run ends.
+
+    Install it with ``bus.use(recorder)`` / ``agent.use(recorder)``, or with
+    ``recorder.attach(agent)``, which also covers sub-agents that have a bus of their own.
+    """
+
+    name = "recorder"
+
+    def __init__(self, target: str | os.PathLike[str] | IO[str] | None = None, *,
+                 append: bool = False, flush_each: bool = False) -> None:
+        self.path: Path | None = None
+        self._stream: IO[str] | None
+        self._owned = False
+        if target is None:
+            self._stream = None
+        elif isinstance(target, (str, os.PathLike)):
+            self.path = Path(target)
+            self._stream = open(self.path, "a" if append else "w", encoding="utf-8")
+            self._owned = True
+        else:
+            self._stream = target
+        self.flush_each = flush_each
+        self.records: list[dict[str, Any]] = []
+        """The lines as dicts, when recording in memory (``target=None``)."""
+        self.count = 0
+        """How many lines were written."""
+        self._lock = threading.Lock()
+        self._open: dict[tuple[str, str, Any], float] = {}
+        self.closed = False
+
+    def __repr__(self) -> str:
+        where = str(self.path) if self.path else "memory" if self._stream is None else "stream"
+        return f"Recorder({where}, {self.count} records)"
+
+    # installing -----------------------------------------------------------------------------
+
+    def setup(self, bus: HookBus) -> Callable[[], None]:
+        """Plugin hook: register the ``on_event`` handler; the returned undo flushes."""
+        dispose = bus.on("on_event", self.write, priority=RECORDER_PRIORITY, errors="isolate")
+
+        def undo() -> None:
+            dispose()
+            self.flush()
+
+        return undo
+
+    def attach(self, target: Agent | HookBus) -> Disposer:
+        """Record ``target`` (an agent or a bus), and every sub-agent of an agent that runs on
+        a bus of its own (attach after adding the sub-agents' hooks: an agent without hooks
+        runs on its parent's bus, where it is recorded already). Returns the undo."""
+        from .bus import Disposer
+
+        disposers = [bus.use(self) for bus in reachable_buses(target)]
+
+        def undo() -> None:
+            for dispose in reversed(disposers):
+                dispose()
+
+        return Disposer(undo)
+
+    # writing --------------------------------------------------------------------------------
+
+    def write(self, record: EventRecord) -> None:
+        """The ``on_event`` handler: serialize ``record`` and write it as one line."""
+        mono = time.monotonic()
+        data = record.__dict__
+        with self._lock:
+            if self.closed:
+                return
+            self.count += 1
+            line = {
+                "seq": self.count,
+                "type": record.type,
+                "mono": mono,
+                "timestamp": data.get("timestamp"),
+                "run_id": data.get("run_id"),
+                "parent_run_id": data.get("parent_run_id"),
+                "session_id": data.get("session_id"),
+                "agent": data.get("agent"),
+                "branch": data.get("branch"),
+                "iteration": data.get("iteration"),
+                "tool_call_id": data.get("tool_call_id"),
+                "tool_name": data.get("tool_name"),
+                "is_error": bool(data.get("is_error")),
+                "error": data.get("error"),
+                "denied": data.get("denied"),
+                "duration": self._duration(record, mono),
+                "usage": to_jsonable(data.get("usage")),
+                "input": to_jsonable(data.get("input")),
+                "output": to_jsonable(data.get("output")),
+            }
+            if self._stream is None:
+                self.records.append(line)
+            else:
+                self._stream.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+                top_level_end = record.type in TERMINAL_EVENTS and not data.get("parent_run_id")
+                if self.flush_each or top_level_end:
+                    self._stream.flush()
+            if record.type == "on_chat_end":
+                run_id = data.get("run_id")
+                for key in [k for k in self._open if k[0] == run_id]:
+                    del self._open[key]
+
+    def _duration(self, record: EventRecord, mono: float) -> float | None:
+        """The record's own duration, else the time since the event that opened its span."""
+        event = record.type
+        if event in _OPENS:
+            self._open.setdefault(self._key(record, _OPENS[event]), mono)
+        own = record.duration
+        if own is not None:
+            return own
+        kind = _CLOSES.get(event)
+        if kind is None:
+            return None
+        key = self._key(record, kind)
+        started = self._open.get(key) if event in _KEEPS_OPEN else self._open.pop(key, None)
+        return None if started is None else mono - started
+
+    @staticmethod
+    def _key(record: EventRecord, kind: str) -> tuple[str, str, Any]:
+        return (record.run_id, kind, None if kind == "agent" else record.iteration)
+
+    def flush(self) -> None:
+        """Write buffered lines through to the file or stream."""
+        with self._lock:
+            if self._stream is not None and not self.closed:
+                self._stream.flush()
+
+    def close(self) -> None:
+        """Flush, and close the file if the recorder opened it. Idempotent; later records are
+        dropped."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            if self._stream is not None:
+                self._stream.flush()
+                if self._owned:
+                    self._stream.close()
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def reachable_buses(target: Agent | HookBus) -> list[HookBus]:
+    """The distinct buses the runs of ``target`` fire on: a bus itself, or an agent's bus and
+    the own buses of the sub-agents it can reach (through sub-agents and handoffs)."""
+    from .bus import HookBus
+
+    if isinstance(target, HookBus):
+        return [target]
+    buses: dict[int, HookBus] = {id(target.bus): target.bus}
+    seen: set[int] = set()
+
+    def visit(agent: Agent, as_subagent: bool) -> None:
+        if id(agent) in seen:
+            return
+        seen.add(id(agent))
+        if as_subagent and agent.has_own_bus:
+            buses.setdefault(id(agent.bus), agent.bus)
+        for sub in agent.sub_agents:
+            visit(sub, True)
+        for target_agent in agent.handoffs:
+            visit(target_agent, False)
+
+    visit(target, False)
+    return list(buses.values())
+
+
+def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """The lines of a recording as dicts (no validation; ``agenthooks.trace`` validates)."""
+    with open(path, encoding="utf-8") as file:
+        for line in file:
+            if line.strip():
+                yield json.loads(line)
+
+
+__all__ = ["RECORDER_PRIORITY", "RECORD_FIELDS", "TERMINAL_EVENTS", "Recorder", "error_text",
+           "reachable_buses", "read_records", "to_jsonable"]
