@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 import types
 import typing
-from collections.abc import Mapping, Set
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from .decisions import Deny
 from .errors import BadReturnError
-from .events.catalog import EventSpec
+from .events.catalog import CATALOG, EventSpec
 from .events.contexts import EventContext
 from .messages import ToolCall
 
@@ -36,6 +37,21 @@ def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
     Returns (stop the ordinary chain, the deny). All keys are validated before any is applied,
     so a bad return leaves the context as the previous handler left it.
     """
+    if type(result) is dict and len(result) == 1:
+        # the usual return, one key that neither short-circuits nor recovers, takes ~5 dict
+        # lookups; a value of exactly the field's type needs no further check
+        (key,) = result
+        plain = _PLAIN_KEYS.get(spec.name)
+        if plain is not None and key in plain:
+            value = result[key]
+            cls = type(ctx)
+            exact = _EXACT.get(cls)
+            if exact is None:
+                exact = _exact_types(cls)
+            if type(value) is not exact.get(key):
+                value = _coerce(spec, ctx, key, value, reg)
+            ctx.__dict__[key] = value
+            return _GO_ON
     if type(result) is not dict:  # the common case skips both isinstance tests
         if isinstance(result, Deny):
             if spec.deny:
@@ -49,7 +65,7 @@ def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
                 f"handler {reg.label} of {spec.name!r} returned {type(result).__name__}; "
                 f"it may return None or {spec.may_return}"
             )
-    keys: Set[str] = result.keys()
+    keys: AbstractSet[str] = result.keys()
     if not keys <= spec.returns:
         key = next(k for k in result if k not in spec.returns)
         close = difflib.get_close_matches(str(key), sorted(spec.returns), n=1)
@@ -82,6 +98,23 @@ def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
 
 
 _NONE: frozenset[str] = frozenset()
+_GO_ON: tuple[bool, Deny | None] = (False, None)
+# per event: the keys that neither short-circuit nor recover (the single-key fast path)
+_PLAIN_KEYS: dict[str, frozenset[str]] = {
+    name: s.returns - s.short_circuit - s.recovery for name, s in CATALOG.items()}
+# per context class: field -> the exact type a returned value may have to skip validation
+_EXACT: dict[type[EventContext], dict[str, type]] = {}
+_CHECKED_KEYS = frozenset({"call", "error", "terminate"})  # always validated by _coerce
+
+
+def _exact_types(cls: type[EventContext]) -> dict[str, type]:
+    table = {}
+    for key in cls.model_fields:
+        expected = _expected(cls, key)
+        if isinstance(expected, type) and key not in _CHECKED_KEYS:
+            table[key] = expected
+    _EXACT[cls] = table
+    return table
 
 
 def _where(spec: EventSpec, reg: _Registration, key: str) -> str:

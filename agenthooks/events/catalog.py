@@ -80,7 +80,7 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec("post_agent", "interceptor", c.PostAgentContext, _s("response"), deny=True,
                   aliases=("AfterAgent", "after_agent", "onAgentEnd"),
                   doc="after an agent finishes, before its response reaches the caller"),
-        EventSpec("on_session_start", "interceptor", c.SessionContext, deny=True,
+        EventSpec("on_session_start", "interceptor", c.SessionStartContext, deny=True,
                   aliases=("onSessionStart",), doc="on a session's first chat()"),
         EventSpec("on_session_end", "observer", c.SessionContext, teardown=True,
                   aliases=("onSessionEnd",), doc="after every chat() of a session (finally)"),

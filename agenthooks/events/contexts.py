@@ -51,6 +51,8 @@ class ChatStartContext(EventContext):
     Returns: ``Deny(reason)`` ends the run denied, or ``None``."""
 
     message: str = ""
+    tools: list[str] = Field(default_factory=list)
+    """The names of the tools the agent offers the model as the run starts."""
     record_input: ClassVar[str | None] = "message"
 
 
@@ -84,6 +86,14 @@ class PostAgentContext(EventContext):
 
 class SessionContext(EventContext):
     """``on_session_start`` (Returns: ``Deny(reason)``), ``on_session_end``, ``on_session_close``."""
+
+
+class SessionStartContext(SessionContext):
+    """``on_session_start``: on a session's first chat. Returns: ``Deny(reason)`` denies that
+    chat and every later one."""
+
+    tools: list[str] = Field(default_factory=list)
+    """The names of the tools the agent offers the model as the session starts."""
 
 
 class LoopContext(EventContext):
@@ -325,6 +335,7 @@ __all__ = [
     "ResponseContext",
     "ScopeContext",
     "SessionContext",
+    "SessionStartContext",
     "StopContext",
     "StreamContext",
     "SubagentContext",

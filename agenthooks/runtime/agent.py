@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import aclosing
 from typing import Any
 
 from .._construct import build
@@ -228,8 +229,11 @@ class Agent:
         """
         async with self._lock:
             run = Run(self, self.bus, self._history, signal=signal, gated=self._gated(gated))
-            async for item in stream_run(run, message):
-                yield item
+            # closing this iterator must close the run's stream at once (abort), not
+            # whenever the inner generator is garbage-collected
+            async with aclosing(stream_run(run, message)) as items:
+                async for item in items:
+                    yield item
 
     def chat_sync(self, message: str) -> AgentResponse:
         """``chat`` for scripts: runs its own event loop."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncGenerator, Callable, Coroutine
 from typing import Any
 
 import structlog
@@ -67,7 +67,8 @@ async def _body(run: Run, message: str) -> AgentResponse:
             return await _denied(run, reason)
     if "on_chat_start" in bus.listened:
         deny = await bus.run("on_chat_start",
-                             context(ChatStartContext, run.base(), message=message))
+                             context(ChatStartContext, run.base(), message=message,
+                                     tools=run.agent.scopes.names()))
         if deny is not None:
             return await _denied(run, deny.text())
     if "on_user_message" in bus.listened:
@@ -97,7 +98,7 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
             held = build(ChatMessage, role="assistant", content=response.content,
                                                tool_calls=[], tool_call_id=None, is_error=False,
                                                name=None)
-            return await _finish_agent(run, task, response, held)
+            return await _finish_agent(run, task, response, held, streamed=False)
     ended = await run_turns(run)
     if ended.deny is not None:
         return await _denied(run, ended.deny.text())
@@ -106,7 +107,7 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
 
 
 async def _finish_agent(run: Run, task: str, response: AgentResponse,
-                        held: ChatMessage | None) -> AgentResponse:
+                        held: ChatMessage | None, *, streamed: bool = True) -> AgentResponse:
     bus = run.bus
     if "post_agent" in bus.listened:
         response = _completed(run, response)
@@ -119,7 +120,9 @@ async def _finish_agent(run: Run, task: str, response: AgentResponse,
         if held.content != response.content:
             held = held.model_copy(update={"content": response.content})
         await run.commit(held)
-    if run.gated and run.sink is not None and response.content:
+    # a gated stream releases the allowed answer now; a pre_agent short-circuit never
+    # streamed its answer, so it goes out as one chunk like a cached response
+    if (run.gated or not streamed) and run.sink is not None and response.content:
         await run.send(TextDelta(response.content))
     return _completed(run, response)
 
@@ -192,15 +195,28 @@ async def _end_aborted(run: Run, exc: BaseException, reason: Any, started: float
     closed = run.close_open_calls("cancelled")  # before the first await of the teardown
     bus = run.bus
 
-    async def teardown() -> None:
+    async def abort() -> None:
         await run.announce(closed)
         if "on_chat_abort" in bus.listened:
             await bus.emit("on_chat_abort",
                            context(ChatAbortContext, run.base(), reason=reason))
+
+    async def end() -> None:
         await _chat_end(run, None, exc, started)
+
+    async def session_end() -> None:
         await _session_end(run)
 
-    await shielded(teardown, run.agent.abort_timeout)
+    # each step has its own bound, so a stuck on_chat_abort handler never costs on_chat_end;
+    # a second cancellation is re-raised once every step ran
+    cancelled = False
+    for step in (abort, end, session_end):
+        try:
+            await shielded(step, run.agent.abort_timeout)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 async def shielded(make: Callable[[], Coroutine[Any, Any, None]], timeout: float) -> None:
@@ -241,7 +257,7 @@ class _Failure:
         self.error = error
 
 
-async def stream_run(run: Run, message: str) -> AsyncIterator[StreamEvent]:
+async def stream_run(run: Run, message: str) -> AsyncGenerator[StreamEvent, None]:
     """Drive ``run`` for a ``chat_stream()`` consumer, at most one item ahead; closing the
     iterator early aborts the run (reason ``"stream closed"``)."""
     queue: asyncio.Queue[StreamEvent | _Failure] = asyncio.Queue(maxsize=1)

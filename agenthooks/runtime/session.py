@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from .._construct import build, context
-from ..events.contexts import SessionContext
+from ..events.contexts import SessionContext, SessionStartContext
 from ..messages import AgentResponse, ChatMessage
 from .run import Run, new_id
 from .runner import execute_run, stream_run
@@ -48,7 +49,8 @@ class Session:
             self._started = True
             if "on_session_start" in run.bus.listened:
                 deny = await run.bus.run("on_session_start",
-                                         context(SessionContext, run.base()))
+                                         context(SessionStartContext, run.base(),
+                                                 tools=run.agent.scopes.names()))
                 if deny is not None:
                     self.denied = deny.text()
         return self.denied
@@ -69,8 +71,11 @@ class Session:
         """``Agent.chat_stream`` in this conversation."""
         async with self._lock:
             run = self._run(signal, self.agent._gated(gated))
-            async for item in stream_run(run, message):
-                yield item
+            # closing this iterator must close the run's stream at once (abort), not
+            # whenever the inner generator is garbage-collected
+            async with aclosing(stream_run(run, message)) as items:
+                async for item in items:
+                    yield item
 
     async def close(self) -> None:
         """Close the session: ``on_session_close`` fires once (idempotent)."""

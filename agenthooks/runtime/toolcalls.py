@@ -51,13 +51,17 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> list[ToolOutcome]:
             flight.outcome = outcome
         for flight in flights:
             await _finish(run, flight, hot)
+        await _hand_over_after(run, flights)
         return [f.outcome for f in flights if f.outcome is not None]
     outcomes = []
+    done = []
     for call in calls:
         flight = await _prepare(run, call, hot)
         if flight.outcome is None:
             flight.outcome = await _execute(run, flight, hot)
         outcomes.append(await _finish(run, flight, hot))
+        done.append(flight)
+    await _hand_over_after(run, done)
     return outcomes
 
 
@@ -134,7 +138,7 @@ async def _invoke(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str
 
 
 async def _finish(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
-    """The after-event, then the call's one tool message (and a handoff, if it was one)."""
+    """The after-event, then the call's one tool message."""
     outcome = flight.outcome
     assert outcome is not None
     if hot and flight.ctx is not None:
@@ -149,9 +153,7 @@ async def _finish(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
     await run.commit(message)
     if end is not None and run.sink is not None:
         await run.sink(end)
-    tool = flight.tool
-    if tool is not None and tool.handoff is not None and outcome.error is None:
-        await _hand_over(run, tool.handoff)
+    flight.outcome = outcome
     return outcome
 
 
@@ -170,6 +172,17 @@ async def _handoff_gate(run: Run, target: Agent) -> Deny | None:
                                                short_circuit=None)
         return await bus.run("pre_agent", actx)
     return None
+
+
+async def _hand_over_after(run: Run, flights: list[_Call]) -> None:
+    """The batch's first allowed handoff, once every call has its tool message: the calls of
+    one assistant message belong to the agent that made them."""
+    for flight in flights:
+        tool, outcome = flight.tool, flight.outcome
+        if (tool is not None and tool.handoff is not None and outcome is not None
+                and outcome.error is None):
+            await _hand_over(run, tool.handoff)
+            return
 
 
 async def _hand_over(run: Run, target: Agent) -> None:

@@ -65,7 +65,7 @@ async def test_each_handler_sees_what_the_previous_returned() -> None:
     def snapshot(ctx: TransformContextContext) -> None:
         seen.append([m.content for m in ctx.messages])
 
-    def add(text: str):  # noqa: ANN202
+    def add(text: str):
         def handler(ctx: TransformContextContext) -> dict[str, Any]:
             return {"messages": [*ctx.messages, ChatMessage(role="user", content=text)]}
         return handler
@@ -339,7 +339,7 @@ async def test_should_stop_any_true_wins_and_stops_at_the_first_true() -> None:
     bus = HookBus()
     calls: list[str] = []
 
-    def vote(label: str, value: bool | None):  # noqa: ANN202
+    def vote(label: str, value: bool | None):
         async def handler(ctx: TurnContext) -> bool | None:
             calls.append(label)
             return value

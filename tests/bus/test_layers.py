@@ -54,7 +54,7 @@ class Retry(Middleware):
         raise AssertionError("unreachable")
 
 
-def hook(calls: list[str], label: str, result: Any = None):  # noqa: ANN201
+def hook(calls: list[str], label: str, result: Any = None):
     def handler(ctx: Any) -> Any:
         calls.append(label)
         return result

@@ -25,7 +25,7 @@ def tool_ctx(name: str) -> PreToolCallContext:
     return PreToolCallContext(call=ToolCall(id="c1", name=name), tool_call_id="c1")
 
 
-def recorder(calls: list[str], label: str):  # noqa: ANN201
+def recorder(calls: list[str], label: str):
     def handler(ctx: object) -> None:
         calls.append(label)
 
@@ -320,12 +320,13 @@ def test_unknown_event_names_the_closest_events() -> None:
 @pytest.mark.parametrize(
     ("name", "text"),
     [
-        ("on_mesage", "unknown event 'on_mesage'; did you mean 'on_message', 'onMessage', "
-                      "'on_user_message'?"),
-        ("PRE_REQUEST", "unknown event 'PRE_REQUEST'; did you mean 'pre_request', 'pre_agent', "
-                        "'prepare_next_turn'?"),
-        ("aftertool", "unknown event 'aftertool'; did you mean 'AfterTool', 'afterToolCall', "
-                      "'AfterToolCall'?"),
+        ("on_mesage",
+         "unknown event 'on_mesage'; did you mean 'on_message', 'onMessage', 'on_user_message'?"),
+        ("PRE_REQUEST",
+         ("unknown event 'PRE_REQUEST'; did you mean 'pre_request', 'pre_agent', "
+          "'prepare_next_turn'?")),
+        ("aftertool",
+         "unknown event 'aftertool'; did you mean 'AfterTool', 'afterToolCall', 'AfterToolCall'?"),
         ("xyz", "unknown event 'xyz'"),
     ],
 )

@@ -66,7 +66,7 @@ async def test_on_chat_start_deny_ends_the_run_before_anything_else(recorder: An
 
 
 async def test_a_deny_without_reason_reads_denied_outside_tools() -> None:
-    agent, provider = make_agent("never")
+    agent, _ = make_agent("never")
     agent.on("on_chat_start", lambda ctx: Deny())
     response = await agent.chat("tell me")
     assert (response.content, response.finish_reason) == ("denied", "denied")
@@ -152,7 +152,7 @@ async def test_post_agent_deny_of_a_pre_agent_short_circuit_leaves_no_answer(
 
 
 async def test_post_agent_deny_withholds_the_final_answer(recorder: Any) -> None:
-    agent, provider = make_agent(ASK, "The secret is 42.")
+    agent, _ = make_agent(ASK, "The secret is 42.")
     recorder.attach(agent)
     agent.on("AfterAgent", lambda ctx: Deny("leak blocked") if "secret" in (
         ctx.response.content or "") else None)
@@ -205,7 +205,7 @@ async def test_pre_request_deny_ends_the_run_without_a_call(recorder: Any) -> No
 
 
 async def test_on_response_deny_discards_the_response_and_runs_no_tool(recorder: Any) -> None:
-    agent, provider = make_agent(ASK)
+    agent, _ = make_agent(ASK)
     recorder.attach(agent)
     agent.on("PostModelCall", lambda ctx: Deny("unsafe plan") if ctx.response.tool_calls else None)
 
@@ -270,3 +270,36 @@ async def test_on_tool_call_result_deny_without_reason_names_the_tool() -> None:
     agent.on("on_tool_call_result", lambda ctx: Deny())
     await agent.chat("tell me")
     assert provider.requests[1].messages[2].content == 'Tool call "secret" was denied'
+
+
+async def test_post_agent_deny_after_a_stopped_run_changes_only_the_response(
+        recorder: Any) -> None:
+    agent, _ = make_agent(ASK, "never")
+    recorder.attach(agent)
+    agent.on("should_stop", lambda ctx: True)
+    agent.on("post_agent", lambda ctx: Deny("not this time"))
+
+    response = await agent.chat("tell me")
+
+    tool_msg = ChatMessage(role="tool", content="the secret of vault", tool_call_id="c1",
+                           name="secret")
+    # the tool-call message was committed with its results: the deny cannot take it back
+    assert response == denied("not this time", [USER, ASSISTANT, tool_msg], 1)
+    assert agent.history == [USER, ASSISTANT, tool_msg]
+    assert recorder.names[-5:] == ["prepare_next_turn", "should_stop", "post_agent", *END]
+
+
+async def test_on_event_records_a_deny() -> None:
+    agent, _ = make_agent(ASK, "ok")
+    records: list[Any] = []
+    agent.on("on_event", records.append)
+    agent.on("pre_tool_call", lambda ctx: Deny("vault is sealed"))
+
+    await agent.chat("tell me")
+
+    (pre,) = [r for r in records if r.type == "pre_tool_call"]
+    (err,) = [r for r in records if r.type == "on_tool_call_error"]
+    assert (pre.is_error, pre.denied, pre.tool_call_id, pre.tool_name) == (
+        True, "vault is sealed", "c1", "secret")
+    assert (err.is_error, err.error, err.tool_call_id) == (True, "vault is sealed", "c1")
+    assert [r.type for r in records if r.is_error] == ["pre_tool_call", "on_tool_call_error"]

@@ -90,7 +90,7 @@ async def test_raise_policy_ends_the_run_with_the_original_exception(recorder: A
 
 
 async def test_an_observer_raise_ends_the_run_too(recorder: Any) -> None:
-    agent, provider = make_agent(ask("a"), "never")
+    agent, _ = make_agent(ask("a"), "never")
     recorder.attach(agent)
     agent.on("on_loop_end", lambda ctx: 1 / 0)
 
@@ -172,9 +172,8 @@ async def test_errors_in_error_and_end_handlers_are_logged_and_ignored(recorder:
     seen: list[str] = []
     agent.on("on_chat_end", lambda ctx: seen.append(type(ctx.error).__name__))
 
-    with structlog.testing.capture_logs() as logs:
-        with pytest.raises(Exception) as caught:
-            await agent.chat("go")
+    with structlog.testing.capture_logs() as logs, pytest.raises(Exception) as caught:
+        await agent.chat("go")
 
     assert type(caught.value).__name__ == "ScriptExhausted"
     assert seen == ["ScriptExhausted"]

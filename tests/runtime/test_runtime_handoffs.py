@@ -9,9 +9,9 @@ import pytest
 
 from agenthooks import (
     Agent,
-    MaxTurnsExceeded,
     ChatMessage,
     Deny,
+    MaxTurnsExceeded,
     ProviderResponse,
     ScriptedProvider,
     ToolCall,
@@ -251,3 +251,41 @@ async def test_one_turn_counter_across_the_handoff_under_the_running_agents_limi
         "user", "assistant", "tool", "assistant", "tool"]
     assert len(billing_model.requests) == 1
     assert stops == [("billing", "max_turns")]
+
+
+@tool
+def note(text: str) -> str:
+    """Take a note."""
+    return f"noted {text}"
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+async def test_calls_beside_a_handoff_run_as_the_agent_that_made_them(parallel: bool) -> None:
+    billing_model = ScriptedProvider(["Billing here."])
+    billing = Agent("billing", "You handle billing.", provider=billing_model, tools=[refund])
+    triage_model = ScriptedProvider([ProviderResponse(tool_calls=[
+        ToolCall(id="h1", name="transfer_to_billing"),
+        ToolCall(id="n1", name="note", arguments={"text": "customer is upset"})])])
+    triage = Agent("triage", provider=triage_model, tools=[note], handoffs=[billing],
+                   parallel_tool_calls=parallel)
+    seen: list[tuple[str, str, str]] = []
+    for event in ("pre_tool_call", "on_tool_call_result", "on_tool_call_error"):
+        triage.on(event, lambda c, e=event: seen.append((e, c.call.name, c.agent)))
+    triage.on("on_handoff", lambda c: seen.append(("on_handoff", c.to_agent, c.agent)))
+    triage.on("on_loop_end", lambda c: seen.append(("on_loop_end", "", c.agent)))
+
+    response = await triage.chat("Refund, and note that I am upset.")
+
+    pre = [("pre_tool_call", "transfer_to_billing", "triage"),
+           ("pre_tool_call", "note", "triage")]
+    post = [("on_tool_call_result", "transfer_to_billing", "triage"),
+            ("on_tool_call_result", "note", "triage")]
+    interleaved = [pre[0], post[0], pre[1], post[1]]
+    assert seen == [*(pre + post if parallel else interleaved),
+                    ("on_handoff", "billing", "billing"),
+                    ("on_loop_end", "", "billing"),
+                    ("on_loop_end", "", "billing")]
+    assert billing_model.requests[0].messages[-2:] == [
+        answered("h1", "transfer_to_billing", "Transferred to billing."),
+        answered("n1", "note", "noted customer is upset")]
+    assert (response.content, response.agent) == ("Billing here.", "billing")

@@ -87,7 +87,7 @@ async def test_max_turns_runs_the_last_tools_then_stops_with_an_error(recorder: 
 
 
 async def test_should_stop_at_the_last_turn_is_a_graceful_stop(recorder: Any) -> None:
-    agent, provider = make_agent(ask(1), ask(2, content="Step 2 next."), ask(3), max_turns=2)
+    agent, _ = make_agent(ask(1), ask(2, content="Step 2 next."), ask(3), max_turns=2)
     recorder.attach(agent)
     agent.on("should_stop", lambda ctx: ctx.iteration == 1)
 
@@ -138,7 +138,7 @@ async def test_max_total_tokens_stops_before_the_next_request(recorder: Any) -> 
 
 
 async def test_an_answer_already_paid_for_is_returned(recorder: Any) -> None:
-    agent, provider = make_agent(ProviderResponse(content="expensive answer", usage=spent(500)),
+    agent, _ = make_agent(ProviderResponse(content="expensive answer", usage=spent(500)),
                                  max_total_tokens=50)
     recorder.attach(agent)
 
@@ -166,7 +166,7 @@ async def test_max_cost_counts_the_cost_the_provider_reports(recorder: Any) -> N
 
 
 async def test_max_cost_ignores_usage_without_cost() -> None:
-    agent, provider = make_agent(ask(1, spent(10_000)), "done", max_cost=0.01)
+    agent, _ = make_agent(ask(1, spent(10_000)), "done", max_cost=0.01)
     response = await agent.chat("go")
     assert response.content == "done"
     assert response.usage == Usage(input_tokens=9_990, output_tokens=10, total_tokens=10_000)
@@ -178,7 +178,7 @@ async def test_max_cost_ignores_usage_without_cost() -> None:
 @pytest.mark.parametrize("errors", ["raise", "isolate"])
 async def test_stop_run_from_a_hook_fires_on_stop_then_on_chat_error(
         recorder: Any, errors: Any) -> None:
-    agent, provider = make_agent(ask(1), ask(2), "never", bus=HookBus(errors=errors))
+    agent, _ = make_agent(ask(1), ask(2), "never", bus=HookBus(errors=errors))
     recorder.attach(agent)
 
     def quota(ctx: Any) -> None:
@@ -187,9 +187,8 @@ async def test_stop_run_from_a_hook_fires_on_stop_then_on_chat_error(
 
     agent.on("pre_tool_call", quota, errors=errors)
 
-    with structlog.testing.capture_logs() as logs:
-        with pytest.raises(StopRun) as caught:
-            await agent.chat("go")
+    with structlog.testing.capture_logs() as logs, pytest.raises(StopRun) as caught:
+        await agent.chat("go")
 
     assert caught.value.reason == "tool quota reached"
     assert logs == []  # never isolated

@@ -233,3 +233,33 @@ async def test_a_second_chat_continues_the_agents_history(recorder: Any) -> None
     ]
     assert [ctx.iteration for ctx in recorder.of("on_loop_start")] == [0]
     assert run_one.isdisjoint({ctx.run_id for _, ctx in recorder.events})
+
+
+async def test_blinker_receivers_get_each_context_after_the_chain() -> None:
+    agent = make_agent(two_turns())
+    got: list[tuple[str, Any]] = []
+    order: list[str] = []
+
+    def receiver(sender: Any, ctx: Any) -> None:
+        got.append((sender is agent.bus, ctx.message))
+        order.append("receiver")
+
+    agent.bus.signal("onMessage").connect(receiver, weak=False)
+    agent.on("on_event", lambda rec: order.append("on_event") if rec.type == "on_message" else None)
+    agent.on("on_message", lambda ctx: order.append("handler"))
+
+    await agent.chat(QUESTION)
+
+    assert got == [(True, m) for m in [USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP, FINAL]]
+    assert order == ["handler", "receiver", "on_event"] * 5
+
+
+async def test_a_blinker_receiver_alone_is_enough_to_fire_an_event() -> None:
+    agent = make_agent(two_turns())
+    got: list[Any] = []
+    agent.bus.signal("on_tool_call_result").connect(
+        lambda sender, ctx: got.append((ctx.tool_call_id, ctx.result)), weak=False)
+
+    await agent.chat(QUESTION)
+
+    assert got == [("c1", 3), ("c2", {"key": "x", "hits": [1, 2], "note": "ünïcode"})]

@@ -14,8 +14,10 @@ from agenthooks import (
     Deny,
     ProviderRequest,
     ProviderResponse,
+    RunAborted,
     ScriptedProvider,
     Session,
+    TextDelta,
     ToolCall,
     ToolContext,
     tool,
@@ -276,3 +278,80 @@ async def test_session_id_is_in_every_context_of_a_session_run_and_none_otherwis
         ("on_session_close", "assistant")]
     assert provider.requests[1].messages[2].content == "session=sess-9"
     assert provider.requests[3].messages[-2].content == "session=None"
+
+
+# -------------------------------------------------------------------- aborts, streams
+
+
+async def test_session_end_fires_after_an_aborted_chat_and_a_cancelled_one() -> None:
+    signal = asyncio.Event()
+    never = asyncio.Event()
+
+    async def abort_then_wait(request: ProviderRequest) -> str:
+        signal.set()  # the caller's abort arrives while the provider is busy
+        await asyncio.wait_for(never.wait(), 5)
+        return "unreachable"
+
+    agent = Agent("assistant", provider=ScriptedProvider(abort_then_wait))
+    seen = recorder(agent, ("on_session_start", "on_chat_start", "on_chat_abort",
+                            "on_chat_end", "on_session_end"))
+    session = Session(agent)
+
+    with pytest.raises(RunAborted, match="^run aborted: aborted$"):
+        await session.chat("first", signal=signal)
+
+    entered = asyncio.Event()
+
+    async def hold(request: ProviderRequest) -> str:
+        entered.set()
+        await asyncio.wait_for(never.wait(), 5)
+        return "unreachable"
+
+    agent.provider = ScriptedProvider(hold)
+    task = asyncio.ensure_future(session.chat("second"))
+    await asyncio.wait_for(entered.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert names(seen) == [
+        "on_session_start", "on_chat_start", "on_chat_abort", "on_chat_end", "on_session_end",
+        "on_chat_start", "on_chat_abort", "on_chat_end", "on_session_end"]
+    assert [c.reason for n, c in seen if n == "on_chat_abort"] == [  # type: ignore[attr-defined]
+        "aborted", "cancelled"]
+    assert session.history == [user("first"), user("second")]
+
+
+async def test_session_chat_stream_fires_the_same_session_events() -> None:
+    agent = Agent("assistant", provider=ScriptedProvider(["one two", "three"]))
+    seen = recorder(agent)
+    session = Session(agent, session_id="st")
+
+    texts = []
+    for message in ("a", "b"):
+        texts.append([i.text async for i in session.chat_stream(message)
+                      if isinstance(i, TextDelta)])
+
+    assert texts == [["one ", "two"], ["three"]]
+    without_stream_events = [n for n in names(seen) if not n.startswith("on_stream_")]
+    assert without_stream_events == [
+        "on_session_start", *RUN, "on_session_end", *RUN, "on_session_end"]
+    assert {c.session_id for _, c in seen} == {"st"}
+    assert session.history == [user("a"), said("one two"), user("b"), said("three")]
+
+
+async def test_one_sessions_chats_are_serialized() -> None:
+    async def slow(request: ProviderRequest) -> str:
+        for _ in range(5):
+            await asyncio.sleep(0)
+        return f"re: {request.messages[-1].content}"
+
+    provider = ScriptedProvider(slow)
+    agent = Agent("assistant", provider=provider)
+    seen = recorder(agent, ("on_chat_start", "on_chat_end"))
+    session = Session(agent)
+
+    await asyncio.gather(session.chat("A"), session.chat("B"))
+
+    assert names(seen) == ["on_chat_start", "on_chat_end", "on_chat_start", "on_chat_end"]
+    assert provider.requests[1].messages == [user("A"), said("re: A"), user("B")]

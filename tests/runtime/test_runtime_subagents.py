@@ -398,3 +398,50 @@ async def test_sub_agents_post_agent_decides_the_result_the_parent_gets(own_bus:
 
     assert researcher.has_own_bus is own_bus
     assert top.requests[1].messages[-1] == answered("c1", "researcher", "polished finding")
+
+
+async def test_a_sub_agent_sharing_its_parents_bus_runs_each_guard_once() -> None:
+    shared = HookBus()  # one bus for the whole team, given to both agents
+    researcher = Agent("researcher", provider=ScriptedProvider(["found"]), bus=shared)
+    orchestrator = Agent("orchestrator", bus=shared, sub_agents=[researcher],
+                         provider=ScriptedProvider(
+                             [calls(("c1", "researcher", {"task": "t"})), "done"]))
+    seen: list[tuple[str, str]] = []
+    shared.on("pre_request", lambda c: seen.append(("hook", c.branch)))
+    shared.on("pre_request", lambda c: seen.append(("guard", c.branch)), guard=True)
+
+    await orchestrator.chat("go")
+
+    assert seen == [("hook", "orchestrator"), ("guard", "orchestrator"),
+                    ("hook", "orchestrator/researcher"), ("guard", "orchestrator/researcher"),
+                    ("hook", "orchestrator"), ("guard", "orchestrator")]
+
+
+async def test_nested_sub_agents_extend_the_branch_and_keep_every_ancestors_guards() -> None:
+    top_bus, middle_bus = HookBus(), HookBus()
+    helper = Agent("helper", provider=ScriptedProvider(["helped"]))  # runs on its parent's bus
+    researcher = Agent("researcher", provider=ScriptedProvider(
+        [calls(("h1", "helper", {"task": "assist"})), "researched"]),
+        sub_agents=[helper], bus=middle_bus)
+    orchestrator = Agent("orchestrator", provider=ScriptedProvider(
+        [calls(("r1", "researcher", {"task": "research"})), "orchestrated"]),
+        sub_agents=[researcher], bus=top_bus)
+    seen: list[tuple[str, str]] = []
+    top_bus.on("on_chat_start", lambda c: seen.append(("top guard", c.branch)), guard=True)
+    top_bus.on("on_chat_start", lambda c: seen.append(("top hook", c.branch)))
+    middle_bus.on("on_chat_start", lambda c: seen.append(("middle hook", c.branch)))
+    rec = Recorder(middle_bus, ["on_chat_done"])
+
+    response = await orchestrator.chat("go")
+
+    assert seen == [
+        ("top hook", "orchestrator"), ("top guard", "orchestrator"),
+        ("middle hook", "orchestrator/researcher"), ("top guard", "orchestrator/researcher"),
+        ("middle hook", "orchestrator/researcher/helper"),
+        ("top guard", "orchestrator/researcher/helper"),
+    ]
+    assert rec.rows() == [  # R0: the researcher's run, parent of the helper's
+        ("on_chat_done", "orchestrator/researcher/helper", "R1", "R0"),
+        ("on_chat_done", "orchestrator/researcher", "R0", "R2"),
+    ]
+    assert response.content == "orchestrated"

@@ -208,9 +208,10 @@ class OtelPlugin:
             attrs[a.PROVIDER] = provider
         if ctx.session_id is not None:
             attrs[a.CONVERSATION_ID] = ctx.session_id
+        model = ctx.request.model or _default_model(ctx.provider)
         span = self._tracer.start_span(
-            "chat", context=trace.set_span_in_context(parent.span), kind=SpanKind.CLIENT,
-            attributes=attrs)
+            f"chat {model}" if model else "chat", context=trace.set_span_in_context(parent.span),
+            kind=SpanKind.CLIENT, attributes=attrs)
         self._chats[ctx.run_id] = opened = OpenSpan(span)
         self._request_attributes(opened, ctx)
 
@@ -220,9 +221,10 @@ class OtelPlugin:
         chain (which may change the model or the messages) has run."""
         request = ctx.request
         span = opened.span
-        span.update_name(f"chat {request.model}" if request.model else "chat")
-        if request.model:
-            span.set_attribute(a.REQUEST_MODEL, request.model)
+        model = request.model or _default_model(getattr(ctx, "provider", None))
+        if model:  # else keep what the span has (the name "chat", or an earlier model)
+            span.update_name(f"chat {model}")
+            span.set_attribute(a.REQUEST_MODEL, model)
         if request.temperature is not None:
             span.set_attribute(a.REQUEST_TEMPERATURE, request.temperature)
         if self.capture_content:
@@ -242,6 +244,7 @@ class OtelPlugin:
     @safe
     def on_model_error(self, ctx: ModelErrorContext) -> None:
         opened = self._chat(ctx)
+        self._request_attributes(opened, ctx)
         opened.saw_error = True
         if ctx.error is not None:
             opened.fail(a.error_type(ctx.error), a.error_text(ctx.error))
@@ -347,20 +350,12 @@ class OtelPlugin:
     @safe
     def on_subagent_start(self, ctx: SubagentContext) -> None:
         call_id = ctx.tool_call_id
-        if call_id is None:  # a core without the id: the sub-agent's open call of that name
-            call_id = next((k[1] for k, o in self._tools.items() if k[0] == ctx.run_id
-                            and o.span.is_recording() and k[1] not in self._delegated(ctx.run_id)
-                            and _tool_name(o) == ctx.subagent), None)
-        if call_id is None:
+        if call_id is None:  # not a delegation through a tool call: parent under the run
             return
         self._delegations.setdefault((ctx.run_id, ctx.subagent), []).append((ctx.task, call_id))
         opened = self._tools.get((ctx.run_id, call_id))
         if opened is not None:
             opened.span.set_attribute(a.SUBAGENT, ctx.subagent)
-
-    def _delegated(self, run_id: str) -> set[str]:
-        return {call for (run, _), pending in self._delegations.items() if run == run_id
-                for _, call in pending}
 
     def teardown(self) -> None:
         """Removed from its bus: end every span still open, so none leaks."""
@@ -373,10 +368,11 @@ class OtelPlugin:
         self._delegations.clear()
 
 
-def _tool_name(opened: OpenSpan) -> str | None:
-    attributes = getattr(opened.span, "attributes", None) or {}
-    name = attributes.get(a.TOOL_NAME)
-    return name if isinstance(name, str) else None
+def _default_model(provider: Any) -> str | None:
+    """The model a provider asks for when the request names none (``OpenAIChatProvider``'s
+    ``model``)."""
+    model = getattr(provider, "model", None)
+    return model if isinstance(model, str) and model else None
 
 
 __all__ = ["FIRST", "OtelPlugin"]

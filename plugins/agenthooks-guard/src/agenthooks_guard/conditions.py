@@ -130,6 +130,14 @@ def _walk(spec: Mapping[str, Any], path: tuple[str, ...], where: Where,
             raise here.error("empty table: give an operator (e.g. equals = ...) or a value")
         ops = [k for k in value if k in OPERATORS]
         if not ops:
+            # a typo'd operator would silently become a nested argument that never matches
+            # (a deny rule that never fires): refuse names that look like operators
+            for key in value:
+                close = difflib.get_close_matches(str(key), OPERATORS, n=1, cutoff=0.8)
+                if close and not isinstance(value[key], Mapping):
+                    raise here.child(str(key)).error(
+                        f"unknown operator; did you mean {close[0]!r}? (to test a nested "
+                        f"argument of that name write {here.child(str(key)).key}.equals = ...)")
             _walk(value, steps, here, found)
             continue
         others = [k for k in value if k not in OPERATORS]

@@ -1,0 +1,57 @@
+"""The ``agenthooks`` command: the event catalog, installed plugins, the demo, and traces.
+
+    agenthooks events [--json]
+    agenthooks plugins [--json]
+    agenthooks demo [--base-url URL --model NAME] [--record FILE]
+    agenthooks trace RUN.jsonl [--html OUT.html]
+
+Exit codes: 0 success, 1 a broken plugin (``plugins``), 2 a usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from . import demo, events, plugins, trace
+from .common import CLIError
+
+COMMANDS = (events, plugins, demo, trace)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``agenthooks`` and its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="agenthooks",
+        description="Tools for people who write agenthooks hooks: the event catalog, the "
+                    "installed plugins, a demo run, and traces of recorded runs.",
+        epilog="Run `agenthooks COMMAND --help` for the options of each command.",
+    )
+    parser.add_argument("--version", action="version", version=f"agenthooks {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (the console script exits with it)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except CLIError as exc:
+        print(f"agenthooks {args.command}: error: {exc}", file=sys.stderr)
+        return exc.code
+    except BrokenPipeError:  # `agenthooks events | head`: the reader left, nothing to report
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print(f"agenthooks {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+__all__ = ["build_parser", "main"]

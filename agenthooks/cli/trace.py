@@ -1,0 +1,71 @@
+"""``agenthooks trace``: a recorded run as a tree in the terminal, or as a timeline page."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from ..trace import build_trace, load_recording, render_html, render_tree
+from ..trace.load import RecordingError
+from .common import CLIError, Subparsers
+
+
+def add_parser(sub: Subparsers) -> None:
+    """Register the ``trace`` command."""
+    parser = sub.add_parser(
+        "trace", help="show a recorded run as a tree, or write a timeline page (--html)",
+        description="Show a recording (JSON Lines written by agenthooks.record.Recorder or "
+                    "`agenthooks demo --record FILE`) as a tree: agent → turn → model call "
+                    "and tool calls, with durations, tokens, denies and errors. With --html, "
+                    "write one self-contained page with a timeline of every span per branch.",
+        epilog="Exit status 2 when the file is missing or not a recording, or when lines "
+               "had to be skipped (a truncated last line): what is readable is still shown.")
+    parser.add_argument("recording", metavar="RUN.jsonl", help="the recording to show")
+    parser.add_argument("--html", metavar="OUT.html",
+                        help="write the timeline page to OUT.html instead of printing the tree")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour errors and denies in the tree (default: auto, when the "
+                             "output is a terminal and NO_COLOR is unset)")
+    parser.set_defaults(run=run)
+
+
+def _use_color(choice: str) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render the recording; 2 when it cannot be read or lines were skipped."""
+    try:
+        recording = load_recording(args.recording)
+    except RecordingError as exc:
+        raise CLIError(str(exc)) from None
+    trace = build_trace(recording.records)
+    if args.html:
+        out = Path(args.html)
+        page = render_html(trace, title=Path(args.recording).name, skipped=recording.skipped)
+        try:
+            out.write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"cannot write {out}: {exc.strerror or exc}") from None
+        spans = len(trace.spans)
+        print(f"wrote {out} ({spans} spans from {trace.records} records)")
+    else:
+        unicode = "utf" in (getattr(sys.stdout, "encoding", None) or "").lower()
+        sys.stdout.write(render_tree(trace, color=_use_color(args.color), unicode=unicode))
+    if recording.skipped:
+        sys.stdout.flush()
+        for skipped in recording.skipped:
+            print(f"agenthooks trace: skipped line {skipped.line} of {recording.path}: "
+                  f"{skipped.reason}", file=sys.stderr)
+        count = len(recording.skipped)
+        print(f"agenthooks trace: error: {count} line{'s' * (count != 1)} of "
+              f"{recording.path} could not be read; the rest is shown above", file=sys.stderr)
+        return 2
+    return 0
+
+
+__all__ = ["add_parser", "run"]

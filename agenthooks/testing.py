@@ -1,0 +1,201 @@
+"""Test helpers for hook authors, and the pytest plugin that serves them as fixtures.
+
+The core distribution registers this module under the ``pytest11`` entry point, so any test
+suite in an environment with agenthooks installed gets two fixtures:
+
+- ``hook_recorder``: a ``HookRecorder``; ``hook_recorder.attach(agent)`` records every event
+  the agent's runs fire (detached when the test ends)::
+
+      hook_recorder.attach(agent)
+      await agent.chat("hi")
+      hook_recorder.assert_sequence(["pre_tool_call", "on_tool_call_error", "on_chat_done"])
+      assert hook_recorder.of("pre_tool_call")[0].call.arguments == {"path": "/"}
+
+- ``scripted_agent``: a factory building an ``Agent`` on a ``ScriptedProvider`` from a short
+  script of replies and tool calls::
+
+      agent = scripted_agent([call("search", q="hooks"), "Found it."], tools=[search])
+
+``-p no:agenthooks`` switches the plugin off.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from .bus import Disposer
+from .events.catalog import CATALOG, resolve
+from .messages import ProviderResponse, ToolCall
+
+if TYPE_CHECKING:
+    from .bus import HookBus
+    from .events.contexts import EventContext
+    from .runtime.agent import Agent
+
+FIRST = 10**9
+"""The recorder's priority: it sees every emission before any ordinary handler can stop it."""
+
+ScriptStep: TypeAlias = Any
+"""One step of a ``scripted_agent`` script: a reply ``str``, a ``ToolCall`` or ``(name,
+arguments)`` tuple, a list of those (one response asking for several tools), or anything a
+``ScriptedProvider`` takes (a ``ProviderResponse``, an exception, a callable)."""
+
+
+class HookRecorder:
+    """Records every event fired on the buses it is attached to, in firing order.
+
+    One observer per event (``on_event`` excepted), registered first, returning ``None``: it
+    never changes a run. Contexts are kept by reference, so after the run they show what the
+    whole chain left in them.
+    """
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, EventContext]] = []
+        self._disposers: list[Disposer] = []
+
+    def attach(self, target: Agent | HookBus) -> Disposer:
+        """Record ``target``: a bus, or an agent and the sub-agents that have a bus of their
+        own. Attach after registering the hooks under test. Returns the undo."""
+        from .record import reachable_buses
+
+        disposers = [bus.on(name, self._handler(name), priority=FIRST)
+                     for bus in reachable_buses(target)
+                     for name in CATALOG if name != "on_event"]
+
+        def undo() -> None:
+            for dispose in disposers:
+                dispose()
+
+        disposer = Disposer(undo)
+        self._disposers.append(disposer)
+        return disposer
+
+    def detach(self) -> None:
+        """Undo every ``attach``."""
+        for dispose in self._disposers:
+            dispose()
+        self._disposers.clear()
+
+    def _handler(self, name: str) -> Callable[[EventContext], None]:
+        def record(ctx: EventContext) -> None:
+            self.events.append((name, ctx))
+
+        record.__qualname__ = f"HookRecorder.{name}"
+        return record
+
+    def names(self) -> list[str]:
+        """The recorded event names, in firing order."""
+        return [name for name, _ in self.events]
+
+    def of(self, event: str) -> list[Any]:
+        """The contexts of every emission of ``event`` (a name or alias; ``"event:name"``
+        keeps only the emissions for that tool, sub-agent or handoff target)."""
+        canonical, wanted = _split(event)
+        return [ctx for name, ctx in self.events if name == canonical
+                and (wanted is None or _subject(name, ctx) == wanted)]
+
+    def assert_sequence(self, expected: Sequence[str], *, exact: bool = False) -> None:
+        """Assert the order of events: the recorded events that ``expected`` names (aliases
+        accepted) must be exactly ``expected``; events it does not name are ignored unless
+        ``exact``. ``"pre_tool_call:search"`` names the emissions for one tool (sub-agent,
+        handoff target). Fails with a diff of expected and recorded."""
+        wanted = [_split(item) for item in expected]
+        qualified = {name for name, subject in wanted if subject is not None}
+        named = {name for name, _ in wanted}
+        want = [f"{name}:{subject}" if subject is not None else name for name, subject in wanted]
+        got = [f"{name}:{_subject(name, ctx)}" if name in qualified else name
+               for name, ctx in self.events if exact or name in named]
+        if want == got:
+            return
+        diff = [line for line in difflib.ndiff(want, got) if not line.startswith("? ")]
+        scope = "all recorded events" if exact else "the recorded events of " + ", ".join(
+            sorted(named))
+        raise AssertionError(
+            f"event sequence differs ({scope}); - expected, + recorded:\n" + "\n".join(diff))
+
+    def clear(self) -> None:
+        """Forget what was recorded so far."""
+        self.events.clear()
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __iter__(self) -> Iterator[tuple[str, EventContext]]:
+        return iter(self.events)
+
+
+def _split(item: str) -> tuple[str, str | None]:
+    event, _, subject = item.partition(":")
+    return resolve(event).name, subject or None
+
+
+def _subject(name: str, ctx: Any) -> str | None:
+    attr = CATALOG[name].match
+    return None if attr is None else getattr(ctx, attr, None)
+
+
+def call(name: str, /, **arguments: Any) -> ToolCall:
+    """A tool call for a script: ``call("search", q="hooks")`` (ids are filled in as
+    ``call_1``, ``call_2``, ... by the provider)."""
+    return ToolCall(id="", name=name, arguments=arguments)
+
+
+def _step(step: ScriptStep) -> Any:
+    if isinstance(step, ToolCall):
+        return ProviderResponse(tool_calls=[step])
+    if isinstance(step, tuple):
+        return ProviderResponse(tool_calls=[_tool_call(step)])
+    if isinstance(step, list):
+        return ProviderResponse(tool_calls=[_tool_call(s) for s in step])
+    return step
+
+
+def _tool_call(item: Any) -> ToolCall:
+    if isinstance(item, ToolCall):
+        return item
+    if isinstance(item, tuple) and len(item) in (1, 2) and isinstance(item[0], str):
+        arguments = item[1] if len(item) == 2 else {}
+        return ToolCall(id="", name=item[0], arguments=dict(arguments))
+    raise TypeError(f"a scripted tool call is a ToolCall or a (name, arguments) tuple, "
+                    f"not {item!r}")
+
+
+def make_agent(script: Iterable[ScriptStep], *, tools: Iterable[Any] = (), name: str = "agent",
+               instructions: str | None = None, **options: Any) -> Agent:
+    """An ``Agent`` named ``name`` on a ``ScriptedProvider`` that answers ``script`` in order
+    (the ``scripted_agent`` fixture). ``options`` go to ``Agent`` (``bus=``, ``max_turns=``,
+    ``parallel_tool_calls=``, ``sub_agents=``, ...); ``agent.provider.requests`` holds what
+    the model was sent."""
+    from .providers.scripted import ScriptedProvider
+    from .runtime.agent import Agent
+
+    if isinstance(script, (str, ToolCall, tuple)):
+        raise TypeError("scripted_agent takes a list of steps; wrap a single step in a list")
+    provider = ScriptedProvider([_step(s) for s in script], name=f"{name}-script")
+    return Agent(name, instructions, provider=provider, tools=tools, **options)
+
+
+try:
+    import pytest
+except ImportError:  # pragma: no cover - the helpers above work without pytest
+    pass
+else:
+
+    @pytest.fixture(name="hook_recorder")
+    def _hook_recorder() -> Iterator[HookRecorder]:
+        """A ``HookRecorder``: ``hook_recorder.attach(agent)`` records the agent's events;
+        detached when the test ends."""
+        recorder = HookRecorder()
+        yield recorder
+        recorder.detach()
+
+    @pytest.fixture(name="scripted_agent")
+    def _scripted_agent() -> Callable[..., Agent]:
+        """A factory: ``scripted_agent(["hello"])`` or ``scripted_agent([call("search",
+        q="x"), "done"], tools=[search])`` builds an ``Agent`` on a ``ScriptedProvider``."""
+        return make_agent
+
+
+__all__ = ["FIRST", "HookRecorder", "ScriptStep", "call", "make_agent"]

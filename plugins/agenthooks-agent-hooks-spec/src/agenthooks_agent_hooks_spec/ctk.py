@@ -1,0 +1,173 @@
+"""The CTK harness: AGENT-HOOKS-0.1's Conformance Test Kit drives a real ``agenthooks.Agent``.
+
+``pytest <file with def test_conformance(agent_hooks_assert): pass>
+--agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness``
+
+Each vector becomes one ``agent.chat(input)``: a ``ScriptedProvider`` replays the vector's
+model script, each scripted tool is a tool that logs its invocations, and the interceptors
+reach the run only through ``bus.use(AgentHooksSpec(...))``, on the production dispatch path.
+The harness never calls the emitter; it reads the records the spec's record sink collected.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from importlib.resources import files
+from typing import Any, ClassVar
+
+from agent_hooks import (
+    AgentContext,
+    ApprovalResolver,
+    CompositionConfig,
+    EnforcementMode,
+    HostRegistry,
+    HostSurface,
+    IdentityProvider,
+    InterceptionRecord,
+    Interceptor,
+)
+from agent_hooks.ctk import redact_paths
+from agent_hooks.ctk.harness import Capability, RunOutcome, RunRecord, Scenario, ToolSpec
+from agenthooks import Agent, ProviderResponse, ScriptedProvider, Tool, ToolCall
+from agenthooks.tools import serialize_result
+
+from .plugin import AgentHooksSpec
+
+
+def host_declaration() -> dict[str, Any]:
+    """agenthooks' own host declaration document (AGENT-HOOKS-0.1 §7.7): what it claims."""
+    text = files(__package__).joinpath("agenthooks.declaration.json").read_text(encoding="utf-8")
+    document: dict[str, Any] = json.loads(text)
+    return document
+
+
+class ScriptedToolError(Exception):
+    """A scripted tool's ``is_error`` return, raised so the run sees a failed call."""
+
+
+class LoggingTool(Tool[Any]):
+    """A CTK mock tool: logs every invocation (``{"name", "args"}``, the arguments it really
+    got) and answers from the vector's behaviour clauses.
+
+    The vector's ``schema`` is informal (``{"arg": "string"}``), so the tool accepts any JSON
+    object as its arguments instead of validating them against a signature."""
+
+    def __init__(self, spec: ToolSpec, log: list[dict[str, Any]]) -> None:
+        async def scripted(**arguments: Any) -> Any:
+            log.append({"name": spec.name, "args": copy.deepcopy(arguments)})
+            value, is_error = spec.invoke(arguments)
+            if is_error:
+                raise ScriptedToolError(serialize_result(value))
+            return value
+
+        super().__init__(scripted, name=spec.name, description=f"scripted tool {spec.name}")
+        self.parameters = {
+            "type": "object",
+            "properties": {k: {"type": v} if isinstance(v, str) else {}
+                           for k, v in spec.schema.items()},
+        }
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return dict(arguments)
+
+
+class AgenthooksHarness:
+    """The CTK harness of agenthooks (no-argument constructor; one instance per vector)."""
+
+    name = "agenthooks"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({
+        Capability.MODEL_CALLS,
+        Capability.TOOL_CALLS,
+        Capability.INT64_JSON,  # Python ints hold any JSON integer losslessly
+        Capability.BIGINT_JSON,
+        Capability.HOST_DECLARATION,  # AgentHooksSpec.from_declaration(document, registry)
+    })
+    tool_seam_host_error = "continue"  # a tool deny is an error the model reads; the run goes on
+
+    def __init__(self) -> None:
+        self._scenario: Scenario | None = None
+        self._spec: AgentHooksSpec | None = None
+        self._records: list[InterceptionRecord] = []
+        self._tool_log: list[dict[str, Any]] = []
+
+    # the Harness protocol -----------------------------------------------------------------
+
+    def host_surface(self) -> HostSurface:
+        """The code surface a declaration is resolved against."""
+        return HostSurface.from_capabilities(sorted(c.value for c in self.capabilities),
+                                             self.tool_seam_host_error)
+
+    def declaration(self) -> dict[str, Any]:
+        """agenthooks' host declaration document; the CTK reads the claimed surface from it."""
+        return host_declaration()
+
+    def setup(self, scenario: Scenario, interceptors: list[Interceptor],
+              resolver: ApprovalResolver | None, mode: EnforcementMode,
+              composition: CompositionConfig | None = None,
+              identity_provider: str | None = "jcs-sha256",
+              redact_for_approval: list[str] | None = None) -> None:
+        """A field-based vector: the spec built in code, as a user builds it."""
+        spec = AgentHooksSpec(interceptors, mode=mode, composition=composition,
+                              resolver=resolver, record_sink=self._records.append)
+        if identity_provider == "ctk-fault":
+            def fault(_ctx: AgentContext) -> str:
+                raise RuntimeError("ctk scripted provider fault")
+
+            spec.emitter.set_identity_provider(IdentityProvider("ctk-fault", fault))
+        elif identity_provider is None:
+            spec.emitter.set_identity_provider(None)
+        paths = list(redact_for_approval or [])
+        if paths:
+            spec.emitter.set_approval_redactor(lambda ctx: redact_paths(ctx, paths))
+        self._scenario, self._spec = scenario, spec
+
+    def setup_declared(self, scenario: Scenario, document: dict[str, Any],
+                       registry: HostRegistry) -> None:
+        """A declaration vector: the spec built from the document (a refusal propagates)."""
+        self._spec = AgentHooksSpec.from_declaration(document, registry,
+                                                     record_sink=self._records.append)
+        self._scenario = scenario
+
+    async def run(self) -> RunRecord:
+        """One ``agent.chat`` on the vector's input, the spec installed with ``bus.use``."""
+        assert self._scenario is not None and self._spec is not None
+        scenario = self._scenario
+        if scenario.input.get("role", "user") != "user":
+            raise NotImplementedError("agenthooks takes the input as a user message")
+        agent = Agent("ctk-agent", provider=ScriptedProvider(_script(scenario)),
+                      tools=[LoggingTool(t, self._tool_log) for t in scenario.tools.values()])
+        outcome, final, error = RunOutcome.COMPLETED, None, None
+        with agent.bus.use(self._spec):
+            try:
+                response = await agent.chat(scenario.input["content"])
+            except Exception as exc:  # the run failed: the CTK sees an error outcome
+                outcome, error = RunOutcome.ERROR, f"{type(exc).__name__}: {exc}"
+            else:
+                if response.finish_reason == "denied":
+                    outcome = RunOutcome.BLOCKED
+                else:
+                    final = response.content
+        return RunRecord(
+            outcome=outcome, final_output=final, tool_invocations=list(self._tool_log),
+            error=error,
+            identities=[(r.input_identity, r.enforced_identity) for r in self._records],
+            records=[r.to_wire() for r in self._records])
+
+    def teardown(self) -> None:
+        """Forget the vector."""
+        self._scenario = self._spec = None
+
+
+def _script(scenario: Scenario) -> list[ProviderResponse]:
+    return [
+        ProviderResponse(
+            content=m.content,
+            tool_calls=[ToolCall(id=c.get("id", ""), name=c["name"], arguments=c["args"])
+                        for c in m.tool_calls],
+            finish_reason=m.finish_reason)
+        for m in scenario.model_script
+    ]
+
+
+__all__ = ["AgenthooksHarness", "LoggingTool", "ScriptedToolError", "host_declaration"]

@@ -1,0 +1,194 @@
+"""StructlogPlugin: one structlog line per agenthooks event, from the uniform ``on_event`` record."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+from typing import IO, Any, TextIO, cast
+
+import structlog
+
+from agenthooks.events import EventRecord
+
+from .errors import StructlogConfigError
+from .options import DEFAULT_LEVELS, LEVELS, env_names, from_environment, validate
+from .render import clip, field_value
+
+CONTEXT_FIELDS = ("run_id", "parent_run_id", "session_id", "agent", "branch", "iteration",
+                  "tool_call_id")
+"""Record fields bound as structlog contextvars while a line is logged (when set)."""
+
+_RANK = {level: rank for rank, level in enumerate(LEVELS)}
+_WARNING = _RANK["warning"]
+_NUMERIC = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
+
+
+class StructlogPlugin:
+    """Log every agenthooks event through structlog: ``bus.use(StructlogPlugin())``.
+
+    Each line's event is the agenthooks event name (``pre_tool_call``); ``run_id``,
+    ``parent_run_id``, ``session_id``, ``agent``, ``branch``, ``iteration`` and
+    ``tool_call_id`` (those that are set) are bound with ``structlog.contextvars`` for the
+    duration of the log call; the payload fields are ``tool_name``, ``input``, ``output``,
+    ``error``, ``denied``, ``duration``, ``is_error`` (only when true) and, on
+    ``on_chat_end``, ``usage``. Text payloads are cut to ``max_chars`` characters each.
+
+    - ``renderer``: ``"console"`` (default) or ``"json"``, for the plugin's own logger, which
+      writes to ``file`` (a path or a text stream; default ``sys.stderr``) and drops lines
+      below ``min_level`` (default ``"info"``). The global structlog configuration is never
+      touched. Pass ``logger=`` (any structlog logger) to log through your own configuration
+      instead; ``renderer``, ``file`` and ``min_level`` then do not apply.
+    - ``levels``: ``{event: level}`` overrides; by default chunks log at ``debug``, errors
+      (``on_model_error``, ``on_tool_call_error``, ...) and any deny or error record at
+      ``warning``, ``on_chat_error`` at ``error``, everything else at ``info``.
+    - ``events``: log only these events (names or aliases); default: all.
+
+    Bad options raise ``StructlogConfigError`` naming the option. A failing logger (a closed
+    file) never breaks a run: the handler is isolated (``errors = "isolate"``).
+    """
+
+    name = "structlog"
+    errors = "isolate"
+
+    def __init__(self, renderer: str | None = None, levels: Mapping[str, str] | None = None,
+                 max_chars: int | None = 200, logger: Any = None,
+                 events: Iterable[str] | None = None, *, min_level: str | None = None,
+                 file: str | IO[str] | None = None) -> None:
+        self._configure("StructlogPlugin", None, renderer=renderer, levels=levels,
+                        max_chars=max_chars, logger=logger, events=events, min_level=min_level,
+                        file=file)
+
+    def _configure(self, source: str, names: Mapping[str, str] | None, *, renderer: Any,
+                   levels: Any, max_chars: Any, logger: Any, events: Any, min_level: Any,
+                   file: Any) -> None:
+        options = validate(source, renderer=renderer, levels=levels, max_chars=max_chars,
+                           min_level=min_level, events=events, names=names)
+        key = (names or {}).get
+        if logger is not None:
+            for option, value in (("renderer", renderer), ("file", file),
+                                  ("min_level", min_level)):
+                if value is not None:
+                    raise StructlogConfigError(
+                        source, key(option, option), "applies to the plugin's own logger only; "
+                        "with logger= your logger's configuration renders and filters")
+        self.levels: dict[str, str] = dict(options.levels)
+        self.max_chars = options.max_chars
+        self.events = options.events
+        self.renderer = options.renderer or "console"
+        self._owned: IO[str] | None = None
+        self._min_rank = -1
+        if logger is not None:
+            self.logger = logger
+            return
+        stream = sys.stderr if file is None else file
+        if isinstance(stream, str):
+            try:
+                stream = self._owned = open(stream, "a", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                raise StructlogConfigError(source, key("file", "file"),
+                                           f"cannot open {file!r} for appending: {exc}") from None
+        elif not callable(getattr(stream, "write", None)):
+            raise StructlogConfigError(source, key("file", "file"),
+                                       f"expected a path or a text stream, got {file!r}")
+        min_name = options.min_level or "info"
+        self._min_rank = _RANK[min_name]
+        self.logger = own_logger(self.renderer, min_name, stream)
+
+    def on_event(self, record: EventRecord) -> None:
+        """Log one event record (see the class docstring for the fields)."""
+        if self.events is not None and record.type not in self.events:
+            return
+        level = self.level_of(record)
+        if _RANK[level] < self._min_rank:
+            return  # filtered anyway: skip rendering the payload
+        bound = {}
+        for name in CONTEXT_FIELDS:
+            value = getattr(record, name)
+            if value is not None and value != "":
+                bound[name] = value
+        with structlog.contextvars.bound_contextvars(**bound):
+            getattr(self.logger, level)(record.type, **self.payload(record))
+
+    def level_of(self, record: EventRecord) -> str:
+        """The level ``record`` logs at: the explicit one for its event, else the default
+        (raised to ``warning`` for a deny or an error)."""
+        explicit = self.levels.get(record.type)
+        if explicit is not None:
+            return explicit
+        level = DEFAULT_LEVELS.get(record.type, "info")
+        if (record.is_error or record.denied is not None) and _RANK[level] < _WARNING:
+            return "warning"
+        return level
+
+    def payload(self, record: EventRecord) -> dict[str, Any]:
+        """The fields of ``record``'s line beside the bound context."""
+        n = self.max_chars
+        fields: dict[str, Any] = {}
+        if record.tool_name is not None:
+            fields["tool_name"] = record.tool_name
+        if record.input is not None:
+            fields["input"] = field_value(record.input, n)
+        if record.output is not None:
+            fields["output"] = field_value(record.output, n)
+        if record.is_error:
+            fields["is_error"] = True
+        if record.error is not None:
+            fields["error"] = clip(record.error, n)
+        if record.denied is not None:
+            fields["denied"] = clip(record.denied, n)
+        if record.duration is not None:
+            fields["duration"] = record.duration
+        if record.type == "on_chat_end":
+            fields["usage"] = record.usage.model_dump()
+        return fields
+
+    def teardown(self) -> None:
+        """Close the log file the plugin opened itself (called when the plugin is removed)."""
+        if self._owned is not None:
+            self._owned.close()
+            self._owned = None
+
+    def __repr__(self) -> str:
+        return f"StructlogPlugin(renderer={self.renderer!r}, max_chars={self.max_chars!r})"
+
+
+class EnvStructlogPlugin(StructlogPlugin):
+    """The entry-point form (``structlog``): options from ``AGENTHOOKS_STRUCTLOG_*`` variables.
+
+    ``RENDERER`` (console|json), ``MIN_LEVEL``, ``MAX_CHARS`` (or ``none``), ``LEVELS``
+    (``on_message=debug,pre_request=warning``), ``EVENTS`` (``on_chat_start,on_chat_end``),
+    ``FILE`` (a path to append to; default stderr). A bad value raises
+    ``StructlogConfigError`` naming the variable.
+    """
+
+    def __init__(self) -> None:
+        values: dict[str, Any] = {"renderer": None, "levels": None, "max_chars": 200,
+                                  "logger": None, "events": None, "min_level": None,
+                                  "file": None}
+        values.update(from_environment())
+        self._configure("environment", env_names(), **values)
+
+
+def own_logger(renderer: str, min_level: str, stream: IO[str]) -> Any:
+    """A logger with its own processor chain (the global configuration stays untouched)."""
+    last: Any
+    if renderer == "json":
+        last = structlog.processors.JSONRenderer()
+    else:
+        isatty = getattr(stream, "isatty", None)
+        last = structlog.dev.ConsoleRenderer(colors=bool(isatty and isatty()))
+    return structlog.wrap_logger(
+        structlog.PrintLogger(cast(TextIO, stream)),
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            last,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(_NUMERIC[min_level]),
+        context_class=dict,
+        cache_logger_on_first_use=True,
+    )
+
+
+__all__ = ["CONTEXT_FIELDS", "EnvStructlogPlugin", "StructlogPlugin", "own_logger"]
