@@ -20,7 +20,7 @@ import blinker
 import structlog
 
 from .decisions import Deny
-from .errors import BadReturnError, RegistrationError, StopRun
+from .errors import HOOK_MARK, BadReturnError, RegistrationError, StopRun
 from .events.catalog import CATALOG, EventSpec, resolve
 from .events.contexts import EventContext, EventRecord
 from .middleware import Middleware, Stack
@@ -477,9 +477,14 @@ class HookBus:
             self._log_isolated(reg, spec, exc)
             return Deny(_error_text(exc))
         if reg.guard or (reg.errors or self.errors) == "raise":
-            note = getattr(exc, "add_note", None)
-            if note is not None:
-                note(f"raised by handler {reg.label} of event {spec.name!r}")
+            if getattr(exc, HOOK_MARK, None) is None:
+                note = getattr(exc, "add_note", None)
+                if note is not None:
+                    note(f"raised by handler {reg.label} of event {spec.name!r}")
+                try:
+                    setattr(exc, HOOK_MARK, spec.name)
+                except AttributeError:  # an exception type that takes no attributes
+                    pass
             raise exc
         self._log_isolated(reg, spec, exc)
         return Deny(_error_text(exc)) if spec.gate else None

@@ -114,7 +114,18 @@ class ScriptExhausted(ProviderError):
     """A ``ScriptedProvider`` was asked for more responses than it was given."""
 
 
+HOOK_MARK = "__agenthooks_event__"
+
+
+def ends_run(exc: BaseException) -> bool:
+    """True for what must end the whole run rather than become a tool's error message: a
+    ``StopRun``, or an exception a hook raised under ``errors="raise"`` (even inside a
+    sub-agent run or a tool), which the model never sees."""
+    return isinstance(exc, StopRun) or getattr(exc, HOOK_MARK, None) is not None
+
+
 __all__ = [
+    "HOOK_MARK",
     "AgentHooksError",
     "BadReturnError",
     "BudgetExceeded",
@@ -134,4 +145,5 @@ __all__ = [
     "ToolValidationError",
     "UnknownEventError",
     "UnknownToolError",
+    "ends_run",
 ]

@@ -15,7 +15,7 @@ from typing import Any
 from ._construct import build, context
 from .bus import HookBus
 from .decisions import Deny
-from .errors import ToolValidationError
+from .errors import ToolValidationError, ends_run
 from .events.contexts import (
     EventContext,
     ModelErrorContext,
@@ -130,6 +130,8 @@ async def tool_execute(ctx: PreToolCallContext, endpoint: CallNext, stack: Stack
     try:
         result = await stack.compose(endpoint)(ctx)
     except Exception as exc:
+        if ends_run(exc):
+            raise
         return ToolOutcome(ctx.call, error=exc, source="handler",
                            duration=time.perf_counter() - started)
     return ToolOutcome(ctx.call, result=result, duration=time.perf_counter() - started)

@@ -64,7 +64,7 @@ def to_jsonable(value: Any) -> Any:
     bytes decoded, anything else unknown as ``str``. Never raises."""
     try:
         return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
-    except Exception:  # e.g. undecodable bytes inside a model: walk it by hand
+    except Exception:  # noqa: BLE001 - e.g. undecodable bytes inside a model: walk it by hand
         return _by_hand(value)
 
 
@@ -87,7 +87,7 @@ def _by_hand(value: Any) -> Any:
         return [_by_hand(v) for v in value]
     try:
         return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a recorder must never fail a run over one value
         return _fallback(value)
 
 
@@ -120,7 +120,8 @@ class Recorder:
             self._stream = None
         elif isinstance(target, (str, os.PathLike)):
             self.path = Path(target)
-            self._stream = open(self.path, "a" if append else "w", encoding="utf-8")
+            # open for the recorder's life; close() (or leaving a with block) closes it
+            self._stream = open(self.path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115
             self._owned = True
         else:
             self._stream = target
@@ -243,7 +244,7 @@ class Recorder:
                 if self._owned:
                     self._stream.close()
 
-    def __enter__(self) -> Recorder:
+    def __enter__(self) -> Recorder:  # noqa: PYI034 - typing.Self needs Python 3.11
         return self
 
     def __exit__(self, *exc: object) -> None:

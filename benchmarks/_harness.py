@@ -38,19 +38,10 @@ def compile_case(stmt: str, names: dict[str, Any]) -> Callable[..., Awaitable[No
     return run
 
 
-async def _best(run: Callable[[int], Awaitable[None]], n: int, repeat: int) -> float:
-    best = float("inf")
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            t0 = time.perf_counter_ns()
-            await run(n)
-            best = min(best, time.perf_counter_ns() - t0)
-    finally:
-        if enabled:
-            gc.enable()
-    return best / n
+async def _time(run: Callable[[int], Awaitable[None]], n: int) -> float:
+    t0 = time.perf_counter_ns()
+    await run(n)
+    return (time.perf_counter_ns() - t0) / n
 
 
 async def _calibrate(run: Callable[[int], Awaitable[None]]) -> int:
@@ -58,22 +49,38 @@ async def _calibrate(run: Callable[[int], Awaitable[None]]) -> int:
     while True:
         t0 = time.perf_counter()
         await run(n)
-        if time.perf_counter() - t0 >= TARGET_SECONDS / 5 or n >= 10_000_000:
-            return max(100, int(n * TARGET_SECONDS / max(time.perf_counter() - t0, 1e-9) / 5))
+        elapsed = time.perf_counter() - t0
+        if elapsed >= TARGET_SECONDS / 5 or n >= 10_000_000:
+            return max(100, int(n * TARGET_SECONDS / max(elapsed, 1e-9)))
         n *= 10
 
 
-_overhead: dict[int, float] = {}
+Case = tuple[str, dict[str, Any]]
 
 
-async def measure(stmt: str, **names: Any) -> float:
-    """ns per execution of ``stmt`` (best of REPEAT, empty-loop overhead subtracted)."""
-    run = compile_case(stmt, names)
-    await run(10)  # warm up (first call caches, imports)
-    n = await _calibrate(run)
-    if n not in _overhead:
-        _overhead[n] = await _best(compile_case("pass", {}), n, REPEAT)
-    return max(await _best(run, n, REPEAT) - _overhead[n], 0.0)
+async def measure(*cases: Case) -> list[float]:
+    """ns per execution of each ``(stmt, names)`` case: best of REPEAT rounds, the empty loop
+    subtracted. The cases of one call are timed interleaved, round by round, so a burst of
+    load on the machine hits them alike instead of skewing one side of a comparison."""
+    runs = [compile_case(stmt, names) for stmt, names in cases]
+    empty = compile_case("pass", {})
+    sizes = []
+    for run in runs:
+        await run(10)  # warm up (first-call caches, imports)
+        sizes.append(await _calibrate(run))
+    best = [float("inf")] * len(runs)
+    overhead = [float("inf")] * len(runs)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(REPEAT):
+            for i, (run, n) in enumerate(zip(runs, sizes)):
+                best[i] = min(best[i], await _time(run, n))
+                overhead[i] = min(overhead[i], await _time(empty, n))
+    finally:
+        if enabled:
+            gc.enable()
+    return [max(b - o, 0.0) for b, o in zip(best, overhead)]
 
 
 @dataclass

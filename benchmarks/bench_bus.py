@@ -126,29 +126,27 @@ async def bench() -> list[Row]:
 
     # (1) the zero-handler path ---------------------------------------------------------------
     bus = HookBus()
-    bus.on("on_message", observer())  # another event is listened; this one is not
-    empty_signal = blinker.Signal()
-    empty_pm = plugin_manager(0)
-    rows.append(Row(
-        "no handlers: `if \"pre_tool_call\" in bus.listened` vs `f(ctx)`",
-        await measure('if "pre_tool_call" in bus.listened: pass', bus=bus),
-        await measure("f(ctx)", f=noop, ctx=tool_ctx),
-        target=3,
-    ))
-    rows.append(Row(
-        "no handlers: `await bus.emit(...)` vs `await async_noop(ctx)`",
-        await measure('await bus.emit("on_stop", ctx)', bus=bus, ctx=tool_ctx),
-        await measure("await f(ctx)", f=anoop, ctx=tool_ctx),
-        blinker=await measure("sig.send(bus, ctx=ctx)", sig=empty_signal, bus=bus, ctx=tool_ctx),
-        pluggy=await measure("hook.on_stop(ctx=ctx)", hook=empty_pm.hook, ctx=tool_ctx),
-        target=3,
-    ))
-    rows.append(Row(
-        "no handlers: `await bus.run(\"pre_tool_call\", ...)` vs `await async_noop(ctx)`",
-        await measure('await bus.run("pre_tool_call", ctx)', bus=bus, ctx=tool_ctx),
-        await measure("await f(ctx)", f=anoop, ctx=tool_ctx),
-        target=3,
-    ))
+    bus.on("on_message", observer())  # another event is listened; these are not
+    ours, floor = await measure(
+        ('if "pre_tool_call" in bus.listened: pass', {"bus": bus}),
+        ("f(ctx)", {"f": noop, "ctx": tool_ctx}),
+    )
+    rows.append(Row("no handlers: `if \"pre_tool_call\" in bus.listened` vs `f(ctx)`",
+                    ours, floor, target=3))
+    ours, floor, bl, pl = await measure(
+        ('await bus.emit("on_stop", ctx)', {"bus": bus, "ctx": tool_ctx}),
+        ("await f(ctx)", {"f": anoop, "ctx": tool_ctx}),
+        ("sig.send(bus, ctx=ctx)", {"sig": blinker.Signal(), "bus": bus, "ctx": tool_ctx}),
+        ("hook.on_stop(ctx=ctx)", {"hook": plugin_manager(0).hook, "ctx": tool_ctx}),
+    )
+    rows.append(Row("no handlers: `await bus.emit(...)` vs `await async_noop(ctx)`",
+                    ours, floor, bl, pl, target=3))
+    ours, floor = await measure(
+        ('await bus.run("pre_tool_call", ctx)', {"bus": bus, "ctx": tool_ctx}),
+        ("await f(ctx)", {"f": anoop, "ctx": tool_ctx}),
+    )
+    rows.append(Row("no handlers: `await bus.run(\"pre_tool_call\", ...)` vs "
+                    "`await async_noop(ctx)`", ours, floor, target=3))
 
     # (2) sync observers ----------------------------------------------------------------------
     for count in (1, 10):
@@ -158,14 +156,15 @@ async def bench() -> list[Row]:
         for h in handlers:
             bus.on("on_message", h)
             signal.connect(h, weak=False)
-        pm = plugin_manager(count)
-        rows.append(Row(
-            f"{count} sync observer{'s' if count > 1 else ''}: `await bus.emit` vs hand loop",
-            await measure('await bus.emit("on_message", ctx)', bus=bus, ctx=message),
-            await measure("await hand(ctx, hs)", hand=hand_emit, hs=handlers, ctx=message),
-            blinker=await measure("sig.send(bus, ctx=ctx)", sig=signal, bus=bus, ctx=message),
-            pluggy=await measure("hook.on_message(ctx=ctx)", hook=pm.hook, ctx=message),
-        ))
+        ours, floor, bl, pl = await measure(
+            ('await bus.emit("on_message", ctx)', {"bus": bus, "ctx": message}),
+            ("await hand(ctx, hs)", {"hand": hand_emit, "hs": handlers, "ctx": message}),
+            ("sig.send(bus, ctx=ctx)", {"sig": signal, "bus": bus, "ctx": message}),
+            ("hook.on_message(ctx=ctx)", {"hook": plugin_manager(count).hook, "ctx": message}),
+        )
+        plural = "s" if count > 1 else ""
+        rows.append(Row(f"{count} sync observer{plural}: `await bus.emit` vs hand loop",
+                        ours, floor, bl, pl))
 
     # (3) interceptor chain -------------------------------------------------------------------
     bus = HookBus()
@@ -173,30 +172,28 @@ async def bench() -> list[Row]:
     for h in chain:
         bus.on("on_response", h)
     response_ctx = ResponseContext(response=ProviderResponse(content="start"))
-    rows.append(Row(
-        "10 interceptors returning a new value: `await bus.run` vs hand pipeline",
-        await measure('await bus.run("on_response", ctx)', bus=bus, ctx=response_ctx),
-        await measure("await hand(ctx, hs)", hand=hand_pipeline, hs=chain, ctx=response_ctx),
-        target=2,
-    ))
+    ours, floor = await measure(
+        ('await bus.run("on_response", ctx)', {"bus": bus, "ctx": response_ctx}),
+        ("await hand(ctx, hs)", {"hand": hand_pipeline, "hs": chain, "ctx": response_ctx}),
+    )
+    rows.append(Row("10 interceptors returning a new value: `await bus.run` vs hand pipeline",
+                    ours, floor, target=2))
 
     # (4) middleware onion --------------------------------------------------------------------
     stack = Stack(PassThrough() for _ in range(5))
-    app = stack.compose(endpoint)
-    nested = hand_onion(endpoint)
-    rows.append(Row(
-        "5 pass-through wrap middleware, built once: `await app(ctx)` vs 5 nested closures",
-        await measure("await app(ctx)", app=app, ctx=tool_ctx),
-        await measure("await app(ctx)", app=nested, ctx=tool_ctx),
-        target=1.5,
-    ))
-    rows.append(Row(
-        "5 pass-through wrap middleware, built per call: `await stack.compose(call)(ctx)` vs "
-        "5 nested closures built per call",
-        await measure("await stack.compose(call)(ctx)", stack=stack, call=endpoint, ctx=tool_ctx),
-        await measure("await onion(call)(ctx)", onion=hand_onion, call=endpoint, ctx=tool_ctx),
-        target=1.5,
-    ))
+    ours, floor = await measure(
+        ("await app(ctx)", {"app": stack.compose(endpoint), "ctx": tool_ctx}),
+        ("await app(ctx)", {"app": hand_onion(endpoint), "ctx": tool_ctx}),
+    )
+    rows.append(Row("5 pass-through wrap middleware, built once: `await app(ctx)` vs "
+                    "5 nested closures", ours, floor, target=1.5))
+    ours, floor = await measure(
+        ("await stack.compose(call)(ctx)", {"stack": stack, "call": endpoint, "ctx": tool_ctx}),
+        ("await onion(call)(ctx)", {"onion": hand_onion, "call": endpoint, "ctx": tool_ctx}),
+    )
+    rows.append(Row("5 pass-through wrap middleware, built per call: "
+                    "`await stack.compose(call)(ctx)` vs 5 nested closures built per call",
+                    ours, floor, target=1.5))
     return rows
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from .._construct import build, context
-from ..errors import DisabledToolError, ToolValidationError, UnknownToolError
+from ..errors import DisabledToolError, ToolValidationError, UnknownToolError, ends_run
 from ..events.contexts import HandoffContext, PreAgentContext, PreToolCallContext, SubagentContext
 from ..layers import TOOL_EVENTS, ToolOutcome, tool_after, tool_before, tool_execute
 from ..messages import ToolCall
@@ -44,9 +45,11 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> list[ToolOutcome]:
     hot = bool(TOOL_EVENTS & run.bus.listened) or bool(run.bus.tool_stack) or bool(
         run.agent.tool_middleware)
     if run.agent.parallel_tool_calls and len(calls) > 1:
-        flights = [await _prepare(run, call, hot) for call in calls]
+        flights: list[_Call] = []
+        for call in calls:
+            flights.append(await _prepare(run, call, hot, _claimed(flights)))
         pending = [f for f in flights if f.outcome is None]
-        results = await asyncio.gather(*(_execute(run, f, hot) for f in pending))
+        results = await _gather(*(_execute(run, f, hot) for f in pending))
         for flight, outcome in zip(pending, results):
             flight.outcome = outcome
         for flight in flights:
@@ -56,7 +59,7 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> list[ToolOutcome]:
     outcomes = []
     done = []
     for call in calls:
-        flight = await _prepare(run, call, hot)
+        flight = await _prepare(run, call, hot, _claimed(done))
         if flight.outcome is None:
             flight.outcome = await _execute(run, flight, hot)
         outcomes.append(await _finish(run, flight, hot))
@@ -65,9 +68,22 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> list[ToolOutcome]:
     return outcomes
 
 
-async def _prepare(run: Run, call: ToolCall, hot: bool) -> _Call:
+async def _gather(*calls: Awaitable[ToolOutcome]) -> list[ToolOutcome]:
+    """Run ``calls`` concurrently; when one ends the run, cancel the others first."""
+    tasks = [asyncio.ensure_future(c) for c in calls]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _prepare(run: Run, call: ToolCall, hot: bool, claimed: Agent | None) -> _Call:
     """Find and validate the tool, then ``pre_tool_call``; sets ``outcome`` when the call
-    must not execute (unknown, disabled, invalid, denied, short-circuited, handoff refused)."""
+    must not execute (unknown, disabled, invalid, denied, short-circuited, handoff refused;
+    ``claimed`` is the agent an earlier call of the batch already hands over to)."""
     flight = _Call(call)
     if run.sink is not None:
         await run.sink(ToolCallStart(call))
@@ -93,10 +109,16 @@ async def _prepare(run: Run, call: ToolCall, hot: bool) -> _Call:
         if flight.outcome is None:
             flight.outcome = await tool_before(run.bus, flight.ctx)
     if flight.outcome is None and flight.tool is not None and flight.tool.handoff is not None:
-        deny = await _handoff_gate(run, flight.tool.handoff)
-        if deny is not None:
-            flight.outcome = ToolOutcome(call, error=deny.text(call.name), source="denied",
-                                         denied=True)
+        target = flight.tool.handoff
+        if claimed is not None:
+            flight.outcome = ToolOutcome(call, error=(
+                f"handoff to {target.name} ignored: this turn already hands the conversation "
+                f"to {claimed.name}"), source="denied", denied=True)
+        else:
+            deny = await _handoff_gate(run, target)
+            if deny is not None:
+                flight.outcome = ToolOutcome(call, error=deny.text(call.name), source="denied",
+                                             denied=True)
     return flight
 
 
@@ -119,6 +141,8 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
     try:
         result = await _invoke(run, flight.tool, flight.call, flight.arguments)
     except Exception as exc:
+        if ends_run(exc):
+            raise
         return ToolOutcome(flight.call, error=exc, source="handler",
                            duration=time.perf_counter() - started)
     return ToolOutcome(flight.call, result=result, duration=time.perf_counter() - started)
@@ -174,15 +198,22 @@ async def _handoff_gate(run: Run, target: Agent) -> Deny | None:
     return None
 
 
+def _claimed(flights: list[_Call]) -> Agent | None:
+    """The target of the first handoff of the batch that passed its gates, if any."""
+    for flight in flights:
+        tool, outcome = flight.tool, flight.outcome
+        if tool is not None and tool.handoff is not None and (
+                outcome is None or outcome.error is None):
+            return tool.handoff  # type: ignore[no-any-return]
+    return None
+
+
 async def _hand_over_after(run: Run, flights: list[_Call]) -> None:
     """The batch's first allowed handoff, once every call has its tool message: the calls of
     one assistant message belong to the agent that made them."""
-    for flight in flights:
-        tool, outcome = flight.tool, flight.outcome
-        if (tool is not None and tool.handoff is not None and outcome is not None
-                and outcome.error is None):
-            await _hand_over(run, tool.handoff)
-            return
+    target = _claimed(flights)
+    if target is not None:
+        await _hand_over(run, target)
 
 
 async def _hand_over(run: Run, target: Agent) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import AgentHooksError
 
-REQUIRED = {"type": str, "seq": int, "mono": (int, float)}
+REQUIRED: dict[str, type | tuple[type, ...]] = {"type": str, "seq": int, "mono": (int, float)}
 """Keys every record has, with their JSON types."""
 
 

@@ -88,6 +88,10 @@ def preview(value: Any, limit: int = PREVIEW) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _tokens(usage: Any) -> tuple[int, int] | None:
     if not isinstance(usage, dict):
         return None
@@ -100,7 +104,7 @@ def _tokens(usage: Any) -> tuple[int, int] | None:
 class _Run:
     """What the builder tracks per run while reading its records."""
 
-    __slots__ = ("span", "turn", "model", "tools", "last")
+    __slots__ = ("last", "model", "span", "tools", "turn")
 
     def __init__(self, span: Span) -> None:
         self.span = span
@@ -220,7 +224,7 @@ class _Builder:
             state.turn = None
 
     def pre_request(self, state: _Run, r: dict[str, Any]) -> None:
-        request = r.get("input") if isinstance(r.get("input"), dict) else {}
+        request = _dict(r.get("input"))
         span = self.new("model", str(request.get("model") or "model"), r, state.current)
         messages = request.get("messages") or []
         span.details = {"messages": len(messages), "tools": len(request.get("tools") or [])}
@@ -256,7 +260,7 @@ class _Builder:
             span = self.new("model", "model", r, state.current)
         state.model = None
         span.end = float(r["mono"])
-        response = r.get("output") if isinstance(r.get("output"), dict) else {}
+        response = _dict(r.get("output"))
         span.tokens = _tokens(response.get("usage"))
         calls = response.get("tool_calls") or []
         span.details["finish_reason"] = response.get("finish_reason")

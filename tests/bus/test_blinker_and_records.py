@@ -294,6 +294,10 @@ async def test_record_of_a_plain_observer() -> None:
     assert rec.output == ChatMessage(role="user", content="hello")
     assert (rec.is_error, rec.denied, rec.error) == (False, None, None)
     assert rec.usage.total_tokens == 7
+    assert rec.model_fields_set == set(EventRecord.model_fields)
+    dumped = rec.model_dump()
+    assert list(dumped) == list(EventRecord.model_fields)
+    assert (dumped["type"], dumped["output"]["content"]) == ("on_message", "hello")
 
 
 async def test_record_of_a_tool_call_after_its_chain() -> None:

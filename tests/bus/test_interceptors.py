@@ -613,3 +613,29 @@ async def test_tool_error_may_be_an_exception_or_text(event: str) -> None:
     with pytest.raises(BadReturnError) as info:
         await bus2.run(event, CATALOG[event].context())
     assert str(info.value).endswith("returned 'error' as int: give an exception or a str")
+
+
+async def test_a_guard_short_circuit_does_not_skip_later_guards() -> None:
+    bus = HookBus()
+    calls: list[str] = []
+    cached = ProviderResponse(content="from guard")
+    bus.on("pre_request", lambda ctx: calls.append("ordinary"))
+    bus.on("pre_request", lambda ctx: {"response": cached}, guard=True)
+    bus.on("pre_request", lambda ctx: calls.append(f"guard 2 saw {ctx.response.content}"),
+           guard=True)
+    ctx = PreRequestContext()
+    assert await bus.run("pre_request", ctx) is None
+    assert calls == ["ordinary", "guard 2 saw from guard"]
+    assert ctx.short_circuit == "response" and ctx.response is cached
+
+
+async def test_a_subclass_instance_is_kept_as_returned() -> None:
+    class Tagged(ProviderResponse):
+        tag: str = "t"
+
+    bus = HookBus()
+    value = Tagged(content="x")
+    bus.on("on_response", lambda ctx: {"response": value})
+    ctx = response_ctx("old")
+    await bus.run("on_response", ctx)
+    assert ctx.response is value

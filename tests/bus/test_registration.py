@@ -588,3 +588,19 @@ def test_other_registration_errors() -> None:
     with pytest.raises(RegistrationError):
         bus.on("on_message")("not callable")  # type: ignore[arg-type]
     assert bus.handlers("on_message") == []
+
+
+async def test_off_finds_an_equal_bound_method() -> None:
+    bus = HookBus()
+    calls: list[str] = []
+
+    class Plugin:
+        def on_message(self, ctx: object) -> None:
+            calls.append("plugin")
+
+    plugin = Plugin()
+    bus.on("on_message", plugin.on_message)
+    assert plugin.on_message is not plugin.on_message  # a new bound method each access
+    assert bus.off("on_message", plugin.on_message) is True
+    await bus.emit("on_message", message())
+    assert calls == []

@@ -106,11 +106,11 @@ def team(researcher_script: list[Any], orchestrator_script: list[Any], *,
 
 
 async def test_sub_agent_is_offered_as_a_tool_named_after_it_with_one_task_argument() -> None:
-    orchestrator, _, top, _ = team([], ["no tools needed"])
-    researcher2 = Agent("critic", description="Finds flaws in a draft.")
-    orchestrator = Agent("orchestrator", "You orchestrate.", provider=top,
-                         sub_agents=[orchestrator.sub_agents[0], researcher2,
-                                     Agent("plain")])
+    top = ScriptedProvider(["no tools needed"])
+    orchestrator = Agent("orchestrator", "You orchestrate.", provider=top, sub_agents=[
+        Agent("researcher", "You research."),
+        Agent("critic", "You criticise.", description="Finds flaws in a draft."),
+        Agent("plain")])
 
     await orchestrator.chat("hello")
 
@@ -123,7 +123,7 @@ async def test_sub_agent_is_offered_as_a_tool_named_after_it_with_one_task_argum
 
     assert top.requests[0].tools == [
         schema("researcher", "You research."),  # instructions when there is no description
-        schema("critic", "Finds flaws in a draft."),
+        schema("critic", "Finds flaws in a draft."),  # the description wins
         schema("plain", "Delegate a task to plain."),
     ]
 

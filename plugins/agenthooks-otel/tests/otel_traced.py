@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
+from agenthooks_otel import OtelPlugin
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-from agenthooks_otel import OtelPlugin
 
 
 class Traced:

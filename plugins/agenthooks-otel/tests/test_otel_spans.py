@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from otel_traced import Traced
+from agenthooks_otel import OtelPlugin
 from opentelemetry.trace import SpanKind, StatusCode
+from otel_traced import Traced
 
 from agenthooks import (
     Agent,
@@ -19,7 +20,6 @@ from agenthooks import (
     Usage,
     tool,
 )
-from agenthooks_otel import OtelPlugin
 
 
 @tool

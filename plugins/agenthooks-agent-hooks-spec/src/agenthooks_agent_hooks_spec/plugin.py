@@ -227,7 +227,7 @@ class AgentHooksSpec:
 
     async def _on_pre_request(self, ctx: PreRequestContext) -> Any:
         request = ctx.request
-        model_id = request.model or str(getattr(ctx.provider, "name", "") or "")
+        model_id = request.model or _provider_model(ctx.provider)
         state = self._state(ctx)
         if state is not None:
             state.models[ctx.run_id] = model_id
@@ -398,6 +398,15 @@ def _deny(record: InterceptionRecord) -> Deny:
     verdict = record.verdict
     text = ": ".join(part for part in (verdict.reason, verdict.message) if part)
     return Deny(text or None)
+
+
+def _provider_model(provider: Any) -> str:
+    """The model a request without ``model`` goes to: the provider's own, else its name."""
+    for attr in ("model", "name"):
+        value = getattr(provider, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def _end_reason(ctx: ChatEndContext) -> str:

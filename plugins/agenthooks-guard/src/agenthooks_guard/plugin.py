@@ -134,8 +134,6 @@ class Guard:
     async def _check_tool(self, ctx: PreToolCallContext) -> Deny | None:
         call = ctx.call
         rule, action = self.policy.decide(call)
-        log.debug("guard_decision", tool=call.name, action=action,
-                  rule=None if rule is None else rule.name or repr(rule), run_id=ctx.run_id)
         if action == "allow":
             return None
         if action == "deny":

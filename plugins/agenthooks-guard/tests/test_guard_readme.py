@@ -1,0 +1,42 @@
+"""The README's example runs as written and prints what the README says it prints."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def example() -> tuple[str, str]:
+    """The first python block of the README and the text block right after it."""
+    found = re.search(r"```python\n(.*?)```\s*\n(?:[^`\n]*\n)*?```text\n(.*?)```",
+                      README.read_text(), re.S)
+    assert found is not None, "README.md has no ```python example followed by ```text output"
+    return found.group(1), found.group(2)
+
+
+def test_the_readme_example_prints_its_documented_output(tmp_path: Path) -> None:
+    code, expected = example()
+    script = tmp_path / "readme_example.py"
+    script.write_text(code)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == expected
+
+
+def test_the_readme_documents_every_key_of_the_policy_format() -> None:
+    from agenthooks_guard import OPERATORS
+    from agenthooks_guard.config import _CUSTOM, _INPUT, _REDACT, _RULE, _TOP
+
+    text = README.read_text()
+    found = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert found is not None
+    reference = found.group(1)
+    for key in (*_TOP, *_RULE, *_INPUT, *_REDACT, *_CUSTOM):
+        assert re.search(rf"(^|[\s.\[]){key}\b", reference, re.M), key
+    for op in OPERATORS:
+        assert f"`{op}`" in text, op

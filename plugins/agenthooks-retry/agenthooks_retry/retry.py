@@ -1,0 +1,142 @@
+"""RetryMiddleware: tenacity retries with exponential backoff and jitter, on either stack."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import structlog
+from agenthooks import Middleware
+from agenthooks.events import PreRequestContext, PreToolCallContext
+from agenthooks.middleware import CallNext
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential_jitter,
+)
+
+from .options import validated
+from .policy import is_transient, retry_after
+
+log = structlog.get_logger("agenthooks.retry")
+
+
+@dataclass(frozen=True, slots=True)
+class RetryAttempt:
+    """One retry about to happen, as ``on_retry(ctx, retry)`` and the ``retry`` log line see
+    it: the ``stack`` (``provider`` / ``tool``), the 1-based number of the ``attempt`` that
+    failed, its ``error``, and the ``wait`` in seconds before the next attempt."""
+
+    stack: str
+    attempt: int
+    error: BaseException
+    wait: float
+
+
+class RetryMiddleware(Middleware):
+    """Retry failed provider (and, if asked, tool) calls with exponential backoff and jitter.
+
+    ``bus.use(RetryMiddleware())``, or ``Agent(middleware=[RetryMiddleware()])``.
+
+    - ``stacks``: ``("provider",)`` (default), ``("tool",)`` or both.
+    - ``attempts``: calls in all, the first included (default 3); ``max_time``: never start a
+      wait that would end more than this many seconds after the first call (default: none).
+    - Waits: ``initial * 2 ** (n - 1) + uniform(0, jitter)``, at most ``max_backoff``
+      (defaults 0.5, 8, 0.5 seconds); a ``Retry-After`` the error carries (up to 60 s) wins.
+    - ``retry_on(exc) -> bool``: which errors to retry (default ``is_transient``: connection
+      errors, timeouts, HTTP 408/409/429/5xx). ``tools``: on the tool stack, only these
+      tool names (default all).
+    - A streamed provider call is never retried once a chunk reached the caller.
+    - Each retry logs ``retry`` (logger ``agenthooks.retry``: stack, attempt, attempts,
+      wait, error, run_id, agent, tool_call_id) and calls ``on_retry(ctx, RetryAttempt)``
+      (sync or async; its exceptions are logged, never raised). ``sleep`` replaces
+      ``asyncio.sleep`` (tests).
+
+    When the attempts are spent the last error propagates: ``on_model_error`` /
+    ``on_tool_call_error`` see it. Retries inside the stack are not turns.
+    """
+
+    def __init__(self, *, stacks: str | Iterable[str] = ("provider",), attempts: int = 3,
+                 max_time: float | None = None, initial: float = 0.5, max_backoff: float = 8.0,
+                 jitter: float = 0.5, retry_on: Callable[[BaseException], bool] | None = None,
+                 tools: Iterable[str] | None = None,
+                 on_retry: Callable[[Any, RetryAttempt], Any] | None = None,
+                 sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
+        options = validated(
+            type(self).__name__, stacks=stacks, attempts=attempts, max_time=max_time,
+            initial=initial, max_backoff=max_backoff, jitter=jitter, retry_on=retry_on,
+            tools=tools, on_retry=on_retry, sleep=sleep)
+        # an instance value shadows the class default the bus reads
+        setattr(self, "stacks", options["stacks"])  # noqa: B010
+        self.attempts: int = options["attempts"]
+        self.max_time: float | None = options["max_time"]
+        self.initial: float = options["initial"]
+        self.max_backoff: float = options["max_backoff"]
+        self.jitter: float = options["jitter"]
+        self.retry_on: Callable[[BaseException], bool] = retry_on or is_transient
+        self.tools: frozenset[str] | None = options["tools"]
+        self.on_retry = on_retry
+        self._sleep = sleep or asyncio.sleep
+        self._backoff = wait_exponential_jitter(initial=self.initial, max=self.max_backoff,
+                                                jitter=self.jitter)
+        stop = stop_after_attempt(self.attempts)
+        self._stop = stop if self.max_time is None else stop | stop_before_delay(self.max_time)
+
+    async def wrap(self, ctx: Any, call_next: CallNext) -> Any:
+        """Call ``call_next(ctx)``; on a retryable error wait and call it again."""
+        if isinstance(ctx, PreToolCallContext):
+            stack = "tool"
+            if self.tools is not None and ctx.call.name not in self.tools:
+                return await call_next(ctx)
+        else:
+            stack = "provider"
+        retrying = AsyncRetrying(
+            stop=self._stop, wait=self._wait, sleep=self._sleep, reraise=True,
+            retry=retry_if_exception(partial(self._retryable, ctx)),
+            before_sleep=partial(self._before_sleep, ctx, stack))
+        return await retrying(call_next, ctx)
+
+    def _retryable(self, ctx: Any, exc: BaseException) -> bool:
+        if not isinstance(exc, Exception):
+            return False  # cancellation and exits are never retried
+        if isinstance(ctx, PreRequestContext) and ctx.stream and ctx.chunks_sent > 0:
+            return False  # the caller already has part of this answer
+        return bool(self.retry_on(exc))
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome is not None else None
+        asked = retry_after(exc) if exc is not None else None
+        return asked if asked is not None else float(self._backoff(state))
+
+    async def _before_sleep(self, ctx: Any, stack: str, state: RetryCallState) -> None:
+        assert state.outcome is not None
+        error = state.outcome.exception()
+        assert error is not None
+        retry = RetryAttempt(stack, state.attempt_number, error, state.upcoming_sleep)
+        log.info("retry", stack=stack, attempt=retry.attempt, attempts=self.attempts,
+                 wait=retry.wait, error=f"{type(error).__name__}: {error}",
+                 run_id=getattr(ctx, "run_id", None), agent=getattr(ctx, "agent", None),
+                 tool_call_id=getattr(ctx, "tool_call_id", None))
+        if self.on_retry is None:
+            return
+        try:
+            result = self.on_retry(ctx, retry)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:  # a reporting callback must not change the call's outcome
+            log.warning("retry_callback_failed", callback=repr(self.on_retry),
+                        error=f"{type(exc).__name__}: {exc}")
+
+    def __repr__(self) -> str:
+        return (f"RetryMiddleware(stacks={self.stacks!r}, attempts={self.attempts}, "
+                f"max_time={self.max_time!r})")
+
+
+__all__ = ["RetryAttempt", "RetryMiddleware"]

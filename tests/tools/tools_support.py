@@ -1,0 +1,128 @@
+"""Shared by the tools tests: a recorded scenario, deterministic recordings, the console
+script and headless Chromium. Imported by name (pytest puts this folder on sys.path)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agenthooks import Agent, Deny, ProviderResponse, ScriptedProvider, ToolCall, Usage, tool
+from agenthooks.record import Recorder
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = Path(sys.executable).parent / "agenthooks"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the installed ``agenthooks`` console script in a subprocess."""
+    assert SCRIPT.exists(), (
+        f"the console script {SCRIPT} is missing: install the project with "
+        "`.venv/bin/pip install -e '.[dev]'` (make install)")
+    full = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+    full.pop("AGENTHOOKS_DISABLE_PLUGINS", None)
+    full.update(env or {})
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd,
+                          env=full, timeout=timeout, check=False)
+
+
+def usage(n_in: int, n_out: int) -> Usage:
+    return Usage(input_tokens=n_in, output_tokens=n_out, total_tokens=n_in + n_out)
+
+
+def calls(*items: tuple[str, dict[str, Any]], tokens: tuple[int, int] = (0, 0)) -> ProviderResponse:
+    return ProviderResponse(
+        tool_calls=[ToolCall(id="", name=name, arguments=args) for name, args in items],
+        usage=usage(*tokens))
+
+
+@tool
+def search(query: str) -> str:
+    """Search the knowledge base."""
+    return f"3 hits for {query}"
+
+
+@tool
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+
+
+@tool
+def flaky_api() -> str:
+    """An API that is down."""
+    raise ConnectionError("upstream returned 503")
+
+
+@tool
+def lookup(topic: str) -> str:
+    """Look a topic up."""
+    return f"notes on {topic}"
+
+
+def scenario() -> Agent:
+    """``support`` asks for three tools at once (one denied, one failing), then delegates to
+    the ``researcher`` sub-agent, then answers; a model error in between is recovered."""
+    researcher = Agent("researcher", "Research topics.", provider=ScriptedProvider([
+        calls(("lookup", {"topic": "hooks"}), tokens=(12, 4)),
+        ProviderResponse(content="Hooks fire at every lifecycle point.", usage=usage(20, 8)),
+    ]), tools=[lookup])
+    support = Agent("support", "Help users.", model="demo-model", provider=ScriptedProvider([
+        calls(("search", {"query": "hooks"}), ("delete_file", {"path": "/etc"}),
+              ("flaky_api", {}), tokens=(30, 12)),
+        ConnectionError("model overloaded"),
+        calls(("researcher", {"task": "explain hooks"}), tokens=(50, 9)),
+        ProviderResponse(content="Hooks let you observe and change every step.",
+                         usage=usage(70, 11)),
+    ]), tools=[search, delete_file, flaky_api], sub_agents=[researcher],
+        parallel_tool_calls=True)
+    support.on("pre_tool_call", lambda ctx: Deny("file deletion is disabled"),
+               match="delete_file")
+    support.on("on_model_error",
+               lambda ctx: {"response": ProviderResponse(content=None, tool_calls=[
+                   ToolCall(id="retry_1", name="search", arguments={"query": "retry"})])})
+    return support
+
+
+async def record_scenario() -> list[dict[str, Any]]:
+    """The scenario's recording, in memory."""
+    agent = scenario()
+    recorder = Recorder()
+    recorder.attach(agent)
+    await agent.chat("How do hooks work?")
+    return recorder.records
+
+
+def deterministic(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` with times that depend only on the order: record n at n milliseconds."""
+    return [{**r, "mono": r["seq"] / 1000, "timestamp": 1_700_000_000 + r["seq"] / 1000}
+            for r in records]
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def chromium(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run headless Chromium with a throwaway profile; fails (never skips) without it."""
+    assert CHROMIUM.exists(), (
+        f"{CHROMIUM} is missing: the timeline tests render the page in real headless "
+        "Chromium. Install it with: apt-get update && apt-get install -y chromium")
+    profile = tempfile.mkdtemp(prefix="agenthooks-chromium-")
+    try:
+        return subprocess.run(
+            [str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True, text=True, timeout=120, check=False)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
