@@ -75,7 +75,7 @@ class _Registration:
     """One handler on one event, as registered."""
 
     __slots__ = ("fn", "event", "priority", "seq", "matcher", "errors", "guard", "once",
-                 "is_async", "label")
+                 "spent", "is_async", "label")
 
     def __init__(self, fn: Handler, event: str, priority: int, matcher: Callable[[str], bool] | None,
                  errors: ErrorPolicy | None, guard: bool, once: bool) -> None:
@@ -87,6 +87,7 @@ class _Registration:
         self.errors = errors
         self.guard = guard
         self.once = once
+        self.spent = False  # a once-handler that some emission already called
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             getattr(fn, "__call__", None)
         )
@@ -386,8 +387,8 @@ class HookBus:
         for reg in ordinary + guards if guards else ordinary:
             if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
                 continue
-            if reg.once:
-                self._remove(reg)
+            if reg.once and not self._consume(reg):
+                continue
             try:
                 result = reg.fn(ctx)
                 if reg.is_async or (result is not None and inspect.isawaitable(result)):
@@ -413,8 +414,8 @@ class HookBus:
             for reg in tier:
                 if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
                     continue
-                if reg.once:
-                    self._remove(reg)
+                if reg.once and not self._consume(reg):
+                    continue
                 try:
                     result = reg.fn(ctx)
                     if reg.is_async or (result is not None and type(result) not in _PLAIN
@@ -443,8 +444,8 @@ class HookBus:
         ordinary, guards = self._chains.get(event, _EMPTY)
         verdict = False
         for reg in ordinary + guards if guards else ordinary:
-            if reg.once:
-                self._remove(reg)
+            if reg.once and not self._consume(reg):
+                continue
             try:
                 result = reg.fn(ctx)
                 if reg.is_async or (result is not None and type(result) is not bool
@@ -464,6 +465,15 @@ class HookBus:
         if event in self._after:
             await self._after_chain(spec, ctx, None)
         return verdict
+
+    def _consume(self, reg: _Registration) -> bool:
+        """Claim a once-handler's single call and remove it; False when a concurrent emission
+        (holding an older snapshot of the chain) already claimed it."""
+        if reg.spent:
+            return False
+        reg.spent = True
+        self._remove(reg)
+        return True
 
     def _failed(self, reg: _Registration, spec: EventSpec, exc: Exception) -> Deny | None:
         """What a handler's exception (or bad return) means: raise it, or log it and count it

@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"(skipped {name}: no main())\n")
             continue
         main_fn()
+        print()
     return 0
 
 

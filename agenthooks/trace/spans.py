@@ -311,6 +311,17 @@ class _Builder:
             span.status = "error"
         span.error = r.get("error") or span.error
 
+    def on_message(self, state: _Run, r: dict[str, Any]) -> None:
+        """A tool message for a call still open was written without an after-event: the run
+        was aborted or failed mid-call (its text says why, e.g. ``cancelled``)."""
+        message = _dict(r.get("output"))
+        span = state.tools.get(str(message.get("tool_call_id") or ""))
+        if message.get("role") != "tool" or span is None or span.end is not None:
+            return
+        span.end = float(r["mono"])
+        if message.get("is_error") and span.status != "denied":
+            span.status, span.error = "error", message.get("content")
+
     # marks ----------------------------------------------------------------------------------
 
     def on_handoff(self, state: _Run, r: dict[str, Any]) -> None:
@@ -347,8 +358,8 @@ _HANDLED = frozenset({
     "on_chat_start", "on_user_message", "on_chat_done", "on_chat_error", "on_chat_abort",
     "on_chat_end", "on_loop_start", "on_loop_end", "pre_request", "on_stream_chunk",
     "on_stream_error", "on_model_error", "on_response", "pre_tool_call", "on_tool_call_result",
-    "on_tool_call_error", "on_handoff", "on_stop", "on_memory_read", "on_memory_write",
-    "on_memory_error",
+    "on_tool_call_error", "on_message", "on_handoff", "on_stop", "on_memory_read",
+    "on_memory_write", "on_memory_error",
 })
 """Events the builder reads; any other event only contributes a deny mark, if it denied."""
 

@@ -604,3 +604,37 @@ async def test_off_finds_an_equal_bound_method() -> None:
     assert bus.off("on_message", plugin.on_message) is True
     await bus.emit("on_message", message())
     assert calls == []
+
+
+async def test_once_runs_once_across_concurrent_emissions() -> None:
+    import asyncio
+
+    bus = HookBus()
+    calls: list[str] = []
+
+    async def slow(ctx: MessageContext) -> None:
+        await asyncio.sleep(0.01)  # both emissions hold their snapshot past this point
+
+    bus.on("on_message", slow)
+    bus.once("on_message", lambda ctx: calls.append(ctx.run_id))
+    await asyncio.gather(
+        bus.emit("on_message", MessageContext(run_id="a", message=ChatMessage(role="user"))),
+        bus.emit("on_message", MessageContext(run_id="b", message=ChatMessage(role="user"))),
+    )
+    assert calls == ["a"]
+
+
+async def test_once_interceptor_runs_once_across_concurrent_folds() -> None:
+    import asyncio
+
+    bus = HookBus()
+    calls: list[str] = []
+
+    async def slow(ctx: object) -> None:
+        await asyncio.sleep(0.01)
+
+    bus.on("pre_tool_call", slow)
+    bus.once("pre_tool_call", lambda ctx: calls.append(ctx.call.name))
+    await asyncio.gather(bus.run("pre_tool_call", tool_ctx("a")),
+                         bus.run("pre_tool_call", tool_ctx("b")))
+    assert calls == ["a"]

@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 import pytest
-from agenthooks import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
 from agenthooks_agent_hooks_spec import projection as p
 from agenthooks_agent_hooks_spec.projection import ProjectionError
 from pydantic import BaseModel
+
+from agenthooks import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
 
 
 def _transcript() -> list[ChatMessage]:

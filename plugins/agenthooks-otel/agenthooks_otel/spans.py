@@ -7,6 +7,7 @@ tool spans by ``(run_id, tool_call_id)``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,13 +35,11 @@ def safe(fn: Callable[..., None]) -> Callable[..., None]:
     """A handler that logs and swallows its own exceptions (``pre_tool_call`` and
     ``pre_request`` are gates: an isolated exception there would count as a deny)."""
 
+    @functools.wraps(fn)
     def handler(self: Any, ctx: Any) -> None:
         with swallowed(fn.__name__, run_id=getattr(ctx, "run_id", None)):
             fn(self, ctx)
 
-    handler.__name__ = fn.__name__
-    handler.__qualname__ = fn.__qualname__
-    handler.__doc__ = fn.__doc__
     return handler
 
 

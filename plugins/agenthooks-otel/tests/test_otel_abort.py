@@ -4,6 +4,7 @@ with error status "cancelled"."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from opentelemetry.trace import StatusCode
@@ -15,12 +16,13 @@ from agenthooks import (
     ProviderResponse,
     RunAborted,
     ScriptedProvider,
+    Tool,
     ToolCall,
     tool,
 )
 
 
-def slow_tool(started: asyncio.Event) -> object:
+def slow_tool(started: asyncio.Event) -> Tool[Any]:
     @tool
     async def slow(job: str) -> str:
         """A job that never finishes."""

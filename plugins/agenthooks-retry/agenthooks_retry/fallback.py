@@ -67,9 +67,10 @@ class FallbackMiddleware(Middleware):
         for provider, model in self.providers:
             if (ctx.stream and ctx.chunks_sent > 0) or not self.fallback_on(error):
                 raise error
+            extra = {} if model is None else {"model": model}
             log.warning("fallback", from_provider=_name(current), to_provider=_name(provider),
-                        model=model, error=f"{type(error).__name__}: {error}",
-                        run_id=ctx.run_id, agent=ctx.agent)
+                        error=f"{type(error).__name__}: {error}", run_id=ctx.run_id,
+                        agent=ctx.agent, **extra)
             update: dict[str, Any] = {"provider": provider}
             if model is not None:
                 update["request"] = ctx.request.model_copy(update={"model": model})

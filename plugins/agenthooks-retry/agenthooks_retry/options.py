@@ -47,10 +47,10 @@ def validated(source: str, names: Mapping[str, str] | None = None, **options: An
     out["stacks"] = tuple(dict.fromkeys(items))
     tools = options["tools"]
     if tools is not None:
-        names = () if isinstance(tools, str) or not isinstance(tools, Iterable) else tuple(tools)
-        if not names or not all(isinstance(t, str) for t in names):
+        listed = () if isinstance(tools, str) or not isinstance(tools, Iterable) else tuple(tools)
+        if not listed or not all(isinstance(t, str) for t in listed):
             raise fail("tools", f"{tools!r} is not a non-empty list of tool names (or None: all)")
-        out["tools"] = frozenset(names)
+        out["tools"] = frozenset(listed)
     for option in ("retry_on", "on_retry", "sleep"):
         value = options.get(option)
         if value is not None and not callable(value):

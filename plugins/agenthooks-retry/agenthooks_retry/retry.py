@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import random
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -19,7 +20,6 @@ from tenacity import (
     retry_if_exception,
     stop_after_attempt,
     stop_before_delay,
-    wait_exponential_jitter,
 )
 
 from .options import validated
@@ -54,8 +54,9 @@ class RetryMiddleware(Middleware):
       errors, timeouts, HTTP 408/409/429/5xx). ``tools``: on the tool stack, only these
       tool names (default all).
     - A streamed provider call is never retried once a chunk reached the caller.
-    - Each retry logs ``retry`` (logger ``agenthooks.retry``: stack, attempt, attempts,
-      wait, error, run_id, agent, tool_call_id) and calls ``on_retry(ctx, RetryAttempt)``
+    - Each retry logs ``retry`` at info (logger ``agenthooks.retry``: kind (the stack),
+      attempt, attempts, wait, error, run_id, agent; tool_call_id and tool_name on the tool
+      stack) and calls ``on_retry(ctx, RetryAttempt)``
       (sync or async; its exceptions are logged, never raised). ``sleep`` replaces
       ``asyncio.sleep`` (tests).
 
@@ -84,8 +85,6 @@ class RetryMiddleware(Middleware):
         self.tools: frozenset[str] | None = options["tools"]
         self.on_retry = on_retry
         self._sleep = sleep or asyncio.sleep
-        self._backoff = wait_exponential_jitter(initial=self.initial, max=self.max_backoff,
-                                                jitter=self.jitter)
         stop = stop_after_attempt(self.attempts)
         self._stop = stop if self.max_time is None else stop | stop_before_delay(self.max_time)
 
@@ -101,7 +100,13 @@ class RetryMiddleware(Middleware):
             stop=self._stop, wait=self._wait, sleep=self._sleep, reraise=True,
             retry=retry_if_exception(partial(self._retryable, ctx)),
             before_sleep=partial(self._before_sleep, ctx, stack))
-        return await retrying(call_next, ctx)
+
+        async def attempt() -> Any:
+            # an ``async def`` of our own: tenacity awaits only coroutine functions, and a
+            # stack's ``call_next`` may be a plain function returning an awaitable
+            return await call_next(ctx)
+
+        return await retrying(attempt)
 
     def _retryable(self, ctx: Any, exc: BaseException) -> bool:
         if not isinstance(exc, Exception):
@@ -113,17 +118,25 @@ class RetryMiddleware(Middleware):
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome is not None else None
         asked = retry_after(exc) if exc is not None else None
-        return asked if asked is not None else float(self._backoff(state))
+        return asked if asked is not None else self.backoff(state.attempt_number)
+
+    def backoff(self, attempt: int) -> float:
+        """The wait after the ``attempt``-th failure (1-based), when no Retry-After applies:
+        ``initial * 2 ** (attempt - 1) + uniform(0, jitter)``, at most ``max_backoff``."""
+        wait = self.initial * 2.0 ** (attempt - 1) + random.uniform(0.0, self.jitter)
+        return max(0.0, min(wait, self.max_backoff))
 
     async def _before_sleep(self, ctx: Any, stack: str, state: RetryCallState) -> None:
         assert state.outcome is not None
         error = state.outcome.exception()
         assert error is not None
         retry = RetryAttempt(stack, state.attempt_number, error, state.upcoming_sleep)
-        log.info("retry", stack=stack, attempt=retry.attempt, attempts=self.attempts,
-                 wait=retry.wait, error=f"{type(error).__name__}: {error}",
-                 run_id=getattr(ctx, "run_id", None), agent=getattr(ctx, "agent", None),
-                 tool_call_id=getattr(ctx, "tool_call_id", None))
+        where = {"run_id": getattr(ctx, "run_id", None), "agent": getattr(ctx, "agent", None)}
+        if isinstance(ctx, PreToolCallContext):
+            where.update(tool_call_id=ctx.tool_call_id, tool_name=ctx.call.name)
+        # "kind", not "stack": structlog renders a "stack" key as a stack trace
+        log.info("retry", kind=stack, attempt=retry.attempt, attempts=self.attempts,
+                 wait=retry.wait, error=f"{type(error).__name__}: {error}", **where)
         if self.on_retry is None:
             return
         try:

@@ -29,6 +29,7 @@ from agent_hooks import (
 )
 from agent_hooks.ctk import redact_paths
 from agent_hooks.ctk.harness import Capability, RunOutcome, RunRecord, Scenario, ToolSpec
+
 from agenthooks import Agent, ProviderResponse, ScriptedProvider, Tool, ToolCall
 from agenthooks.tools import serialize_result
 
@@ -141,7 +142,7 @@ class AgenthooksHarness:
         with agent.bus.use(self._spec):
             try:
                 response = await agent.chat(scenario.input["content"])
-            except Exception as exc:  # the run failed: the CTK sees an error outcome
+            except Exception as exc:  # noqa: BLE001 - a failed run is the CTK's error outcome
                 outcome, error = RunOutcome.ERROR, f"{type(exc).__name__}: {exc}"
             else:
                 if response.finish_reason == "denied":

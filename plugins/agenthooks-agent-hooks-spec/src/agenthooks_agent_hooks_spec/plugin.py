@@ -37,6 +37,7 @@ from agent_hooks import (
     Interceptor,
 )
 from agent_hooks.emitter import DEFAULT_TIMEOUT
+
 from agenthooks import Deny, HookBus, RunAborted
 from agenthooks.events import (
     ChatEndContext,
@@ -47,6 +48,7 @@ from agenthooks.events import (
     PreToolCallContext,
     ResponseContext,
     SessionContext,
+    SessionStartContext,
     ToolErrorContext,
     ToolResultContext,
     UserMessageContext,
@@ -154,7 +156,7 @@ class AgentHooksSpec:
 
     # agent_startup / agent_shutdown --------------------------------------------------------
 
-    async def _on_session_start(self, ctx: SessionContext) -> Deny | None:
+    async def _on_session_start(self, ctx: SessionStartContext) -> Deny | None:
         key = ctx.session_id or ctx.run_id
         return await self._start(self._open(key, ctx), ctx, ctx.tools)
 

@@ -12,10 +12,11 @@ import json
 from collections.abc import Mapping
 from typing import Any, get_args
 
+from pydantic import BaseModel
+
 from agenthooks import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
 from agenthooks.messages import Role
 from agenthooks.tools import serialize_result
-from pydantic import BaseModel
 
 _ROLES: frozenset[str] = frozenset(get_args(Role))
 _MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name", "is_error"})

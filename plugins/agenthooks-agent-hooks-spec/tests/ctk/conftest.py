@@ -6,7 +6,6 @@ from __future__ import annotations
 import importlib
 
 import pytest
-
 from agenthooks_agent_hooks_spec.ctk import AgenthooksHarness
 
 
