@@ -13,8 +13,8 @@ Each framework runs in its own process so that one framework's imports (tracing 
 thread pools, a bigger garbage-collected heap) cannot slow another down. Our rows come from
 ``bench_agent.measure()``. Peer tools are ``async def``: every peer runs a sync tool through
 a thread (``asyncio.to_thread`` / ``run_in_executor``) under an async run, and the async form
-is their fastest path. ``BENCH_PEERS_SECONDS`` (time per repeat, default 0.4) and
-``BENCH_PEERS_REPEAT`` (best of N, default 5) trade precision for time.
+is their fastest path. ``BENCH_PEERS_SECONDS`` (time per repeat, default 0.3) and
+``BENCH_PEERS_REPEAT`` (best of N, default 7) trade precision for time.
 """
 
 from __future__ import annotations
@@ -43,10 +43,11 @@ os.environ.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
 
 HERE = Path(__file__).resolve().parent
 MESSAGE = "2+3?"
-SECONDS = float(os.environ.get("BENCH_PEERS_SECONDS", "0.4"))
-REPEAT = int(os.environ.get("BENCH_PEERS_REPEAT", "5"))
+SECONDS = float(os.environ.get("BENCH_PEERS_SECONDS", "0.3"))
+REPEAT = int(os.environ.get("BENCH_PEERS_REPEAT", "7"))
+OURS_NUMBER, OURS_REPEAT = 2000, 15  # best of 15: a repeat is only ~0.1 s
 
-Runner = Callable[[], Awaitable[str]]
+RunFn = Callable[[], Awaitable[str]]
 
 
 class Calls:
@@ -57,7 +58,7 @@ class Calls:
 
 # OpenAI Agents SDK ---------------------------------------------------------------------------
 
-def openai_agents() -> list[tuple[str, Runner]]:
+def openai_agents() -> list[tuple[str, RunFn]]:
     """A custom ``Model`` returning ``ModelResponse``; ``Runner.run`` drives the loop."""
     from agents import Agent, ModelResponse, Runner, Usage, function_tool, set_tracing_disabled
     from agents.models.interface import Model
@@ -108,7 +109,7 @@ def openai_agents() -> list[tuple[str, Runner]]:
 
 # LangChain -----------------------------------------------------------------------------------
 
-def langchain() -> list[tuple[str, Runner]]:
+def langchain() -> list[tuple[str, RunFn]]:
     """A ``BaseChatModel`` supporting ``bind_tools``, run by ``create_agent``; then the same
     with 5 pass-through ``AgentMiddleware`` (``wrap_model_call``)."""
     from langchain.agents import create_agent
@@ -162,7 +163,7 @@ def langchain() -> list[tuple[str, Runner]]:
         Calls.count += 1
         return a + b
 
-    def runner(middleware: list[Any]) -> Runner:
+    def runner(middleware: list[Any]) -> RunFn:
         graph = create_agent(ScriptedChatModel(), [add], system_prompt="Add numbers.",
                              middleware=middleware)
 
@@ -180,7 +181,7 @@ def langchain() -> list[tuple[str, Runner]]:
 
 # Strands -------------------------------------------------------------------------------------
 
-def strands() -> list[tuple[str, Runner]]:
+def strands() -> list[tuple[str, RunFn]]:
     """A custom ``Model`` provider whose ``stream`` yields Strands stream events."""
     from strands import Agent, tool
     from strands.models.model import Model
@@ -251,10 +252,10 @@ def ours() -> list[tuple[str, float]]:
         assert len(tool_messages) == 1, agent._history
 
     asyncio.run(check())
-    return asyncio.run(bench_agent.measure())
+    return asyncio.run(bench_agent.measure(OURS_NUMBER, OURS_REPEAT))
 
 
-FRAMEWORKS: dict[str, Callable[[], list[tuple[str, Runner]]]] = {
+FRAMEWORKS: dict[str, Callable[[], list[tuple[str, RunFn]]]] = {
     "openai-agents": openai_agents, "langchain": langchain, "strands": strands}
 PACKAGES = ("agenthooks", "openai-agents", "langchain", "langchain-core", "langgraph",
             "strands-agents", "pydantic")
@@ -262,7 +263,7 @@ PACKAGES = ("agenthooks", "openai-agents", "langchain", "langchain-core", "langg
 
 # timing --------------------------------------------------------------------------------------
 
-async def _checked(run: Runner) -> None:
+async def _checked(run: RunFn) -> None:
     before = Calls.count
     answer = await run()
     if answer != "5" or Calls.count != before + 1:
@@ -270,7 +271,7 @@ async def _checked(run: Runner) -> None:
                              f"{Calls.count - before} calls")
 
 
-async def _time(run: Runner) -> tuple[float, int]:
+async def _time(run: RunFn) -> tuple[float, int]:
     """Best seconds per run over ``REPEAT`` repeats of N runs, N sized to ``SECONDS``."""
     for _ in range(10):  # warm caches and lazy imports
         await _checked(run)
@@ -291,7 +292,7 @@ async def _time(run: Runner) -> tuple[float, int]:
 def child(name: str) -> list[tuple[str, float, int]]:
     """Rows (name, seconds per run, runs per repeat) for one framework, in this process."""
     if name == "agenthooks":
-        return [(row, seconds, 2000) for row, seconds in ours()]
+        return [(row, seconds, OURS_NUMBER) for row, seconds in ours()]
     rows = []
     for row, run in FRAMEWORKS[name]():
         Calls.count = 0
@@ -321,7 +322,7 @@ def main() -> int:
     for name in names:
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
         out = subprocess.run([sys.executable, __file__, "--json", "--only", name],
-                             check=True, capture_output=True, text=True).stdout
+                             check=True, stdout=subprocess.PIPE, text=True).stdout
         rows += [tuple(r) for r in json.loads(out.splitlines()[-1])]  # type: ignore[misc]
 
     floor = rows[0][1]
@@ -333,7 +334,7 @@ def main() -> int:
     print(f"{'case':38} {'per run':>10} {'runs':>6} {'× floor':>9} {'× ours 0 hooks':>15}")
     for name, seconds, number in rows:
         print(f"{name:38} {_fmt(seconds):>10} {number:6d} {seconds / floor:9.1f} "
-              f"{seconds / ours_0:15.1f}")
+              f"{seconds / ours_0:15.2f}")
     peers = [(n, s) for n, s, _ in rows if not n.startswith(("agenthooks", "floor"))]
     if peers:
         name, fastest = min(peers, key=lambda r: r[1])
