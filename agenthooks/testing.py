@@ -101,6 +101,7 @@ class HookRecorder:
         accepted) must be exactly ``expected``; events it does not name are ignored unless
         ``exact``. ``"pre_tool_call:search"`` names the emissions for one tool (sub-agent,
         handoff target). Fails with a diff of expected and recorded."""
+        __tracebackhide__ = True  # pytest shows the failing test line, not this helper
         wanted = [_split(item) for item in expected]
         qualified = {name for name, subject in wanted if subject is not None}
         named = {name for name, _ in wanted}

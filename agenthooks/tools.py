@@ -117,7 +117,7 @@ class Tool(Generic[F]):
             result = self.fn(**kwargs)
         else:
             result = await asyncio.to_thread(self.fn, **kwargs)
-        if inspect.isawaitable(result):
+        if type(result) not in _PLAIN and inspect.isawaitable(result):
             result = await result
         return result
 
@@ -199,6 +199,7 @@ class Scope:
 
 
 _SCALARS = {True: "true", False: "false", None: "null"}
+_PLAIN = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 
 
 def serialize_result(result: Any) -> str:

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from .session import Session
     from .streaming import StreamEvent
 
+NO_USAGE = Usage()
+"""The usage of a run that has used nothing yet (shared: usages are replaced, never mutated)."""
+
 Sink = Callable[["StreamEvent"], Awaitable[None]]
 
 
@@ -47,7 +50,7 @@ class Run:
         self.new_messages: list[ChatMessage] = []
         self.open_calls: dict[str, ToolCall] = {}
         self._base: dict[str, Any] | None = None
-        self._usage = build(Usage, input_tokens=0, output_tokens=0, total_tokens=0, cost=0.0)
+        self._usage = NO_USAGE
         self.turns = 0
         self._iteration: int | None = None
         self.run_id = new_id()

@@ -81,8 +81,8 @@ JS = """
   }
   function pct(ms) { return (100 * ms / total).toFixed(4) + "%"; }
   function fmt(ms) {
-    if (ms < 10) return ms.toFixed(1) + " ms";
-    if (ms < 1000) return ms.toFixed(0) + " ms";
+    if (Math.round(ms * 10) / 10 < 10) return ms.toFixed(1) + " ms";
+    if (Math.round(ms) < 1000) return ms.toFixed(0) + " ms";
     return (ms / 1000).toFixed(2) + " s";
   }
 

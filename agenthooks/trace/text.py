@@ -11,10 +11,11 @@ _STATUS_WORD = {"error": "ERROR", "denied": "DENIED", "recovered": "RECOVERED",
 
 def format_duration(seconds: float) -> str:
     """``0.4 ms``, ``12 ms``, ``1.20 s``."""
-    if seconds < 0.01:
-        return f"{seconds * 1000:.1f} ms"
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
+    ms = seconds * 1000
+    if round(ms, 1) < 10:
+        return f"{ms:.1f} ms"
+    if round(ms) < 1000:
+        return f"{ms:.0f} ms"
     return f"{seconds:.2f} s"
 
 

@@ -64,17 +64,25 @@ def test_console_script_is_installed() -> None:
 def test_top_level_help() -> None:
     result = run_cli("--help")
     assert result.returncode == 0, result.stderr
-    out = result.stdout
-    assert out.startswith("usage: agenthooks [-h] [--version] COMMAND ...\n")
-    for command, text in [
-        ("events", "list every event: kind, what a handler may return, seed aliases"),
-        ("plugins", "list installed plugins and check that each one loads"),
-        ("demo", "run the demo agent (offline by default; the same as `make demo`)"),
-        ("trace", "show a recorded run as a tree, or write a timeline page (--html)"),
-    ]:
-        assert [line for line in out.splitlines() if line.split()[:1] == [command]] == [
-            f"    {command:<17}{text}"[:len(f'    {command:<17}{text}')]], out
-    assert "Run `agenthooks COMMAND --help` for the options of each command." in out
+    assert result.stdout == """\
+usage: agenthooks [-h] [--version] COMMAND ...
+
+Tools for people who write agenthooks hooks: the event catalog, the installed plugins, a demo run, and traces of
+recorded runs.
+
+positional arguments:
+  COMMAND
+    events    list every event: kind, what a handler may return, seed aliases
+    plugins   list installed plugins and check that each one loads
+    demo      run the demo agent (offline by default; the same as `make demo`)
+    trace     show a recorded run as a tree, or write a timeline page (--html)
+
+options:
+  -h, --help  show this help message and exit
+  --version   show program's version number and exit
+
+Run `agenthooks COMMAND --help` for the options of each command.
+"""
 
 
 @pytest.mark.parametrize(("command", "usage", "options"), [
@@ -123,13 +131,15 @@ def test_events_table() -> None:
     assert ("should_stop          predicate                   True stops                    "
             "ShouldStopAfterTurn") in lines
     row = lines.index(next(line for line in lines if line.startswith("pre_tool_call ")))
-    assert lines[row:row + 3] == [
-        "pre_tool_call        interceptor, short-circuit  {\"call\"}, {\"error\"},          "
-        "preToolCall, BeforeTool, BeforeToolCall, PreToolUse,",
-        "                                                 {\"result\"}, Deny(reason)      "
-        "pre_tool_use, beforeToolCall, onToolStart",
-        "on_tool_call_result  interceptor                 {\"result\"}, {\"terminate\"},    "
-        "onToolCallResult, AfterTool, AfterToolCall,",
+    assert lines[row:row + 4] == [
+        ("pre_tool_call        interceptor, short-circuit  {\"call\"}, {\"error\"},          "
+        "preToolCall, BeforeTool, BeforeToolCall,"),
+        ("                                                 {\"result\"}, Deny(reason)      "
+        "PreToolUse, pre_tool_use, beforeToolCall,"),
+        ("                                                                               "
+        "onToolStart"),
+        ("on_tool_call_result  interceptor                 {\"result\"}, {\"terminate\"},    "
+        "onToolCallResult, AfterTool,"),
     ]
 
 
@@ -169,11 +179,11 @@ def test_plugins_exits_1_for_a_plugin_that_does_not_import(site: Path) -> None:
     assert result.returncode == 1
     rows = plugin_rows(result.stdout)
     assert rows["zz-broken"] == ["zz-broken", "zz-broken-plugin", "0.0.1",
-                                 "BROKEN: ModuleNotFoundError: No module named "
-                                 "'zz_not_installed_dependency'"]
+                                 ("BROKEN: ModuleNotFoundError: No module named "
+                                 "'zz_not_installed_dependency'")]
     assert rows["zz-audit"][3] == "ok"
-    assert result.stderr.endswith("broken plugin: zz-broken\n") or \
-        "broken plugins: " in result.stderr and "zz-broken" in result.stderr
+    assert result.stderr.splitlines()[-1].endswith(": zz-broken") or "zz-broken, " in \
+        result.stderr.splitlines()[-1]
 
 
 def test_plugins_exits_1_for_a_plugin_whose_setup_fails(site: Path) -> None:
@@ -183,10 +193,12 @@ def test_plugins_exits_1_for_a_plugin_whose_setup_fails(site: Path) -> None:
     result = run_cli("plugins", "--json", env={"PYTHONPATH": str(site)})
     assert result.returncode == 1
     rows = {r["name"]: r for r in json.loads(result.stdout)}
+    error = rows["zz-setup"].pop("error")
     assert rows["zz-setup"] == {
         "name": "zz-setup", "value": "zz_setup:setup", "distribution": "zz-setup-plugin",
-        "version": "2.0", "status": "broken",
-        "error": "UnknownEventError: unknown event 'on_mesage'; did you mean 'on_message'?"}
+        "version": "2.0", "status": "broken"}
+    assert error.startswith("UnknownEventError: unknown event 'on_mesage'; did you mean "
+                            "'on_message'")
     assert rows["zz-audit"]["status"] == "ok"
 
 
@@ -266,9 +278,12 @@ def test_trace_of_a_truncated_recording_renders_what_is_readable(
     cut.write_text("".join(lines[:44]) + lines[44][:40], encoding="utf-8")
     result = run_cli("trace", str(cut))
     assert result.returncode == 2
-    assert result.stdout.splitlines()[0] == "agent support  44 ms  UNFINISHED"
-    assert result.stdout.endswith("      └─ agent researcher  3.0 ms  UNFINISHED\n"
-                                  "         └─ turn 0  0.0 ms  UNFINISHED\n")
+    assert result.stdout.splitlines()[0] == "agent support  43 ms  UNFINISHED"
+    assert result.stdout.endswith(
+        "└─ turn 2  10 ms  UNFINISHED\n"
+        "   ├─ model call demo-model  1.0 ms  tokens 50 in / 9 out  → tools: researcher\n"
+        "   └─ tool researcher({\"task\": \"explain hooks\"})  5.0 ms  UNFINISHED\n"
+        "      └─ agent researcher  3.0 ms  UNFINISHED\n")
     assert result.stderr == (
         f"agenthooks trace: skipped line 45 of {cut}: truncated: the file ends in the middle "
         "of this line (was the run stopped while writing?)\n"
@@ -283,7 +298,7 @@ def test_trace_html_of_a_truncated_recording_lists_the_skipped_line(
     out = tmp_path / "cut.html"
     result = run_cli("trace", str(cut), "--html", str(out))
     assert result.returncode == 2
-    assert result.stdout == f"wrote {out} (15 spans from 44 records)\n"
+    assert result.stdout == f"wrote {out} (13 spans from 44 records)\n"
     assert "could not be read; the rest is shown above" in result.stderr
     assert "<strong>1 line skipped</strong><ul><li>line 45: truncated" in out.read_text(
         encoding="utf-8")

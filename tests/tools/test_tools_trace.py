@@ -178,26 +178,26 @@ def test_load_reads_every_record(tmp_path: Path, scenario_records: list[dict[str
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (b"", "{path} is not an agenthooks recording: it is empty; write one with "
-          "agenthooks.record.Recorder or `agenthooks demo --record FILE`"),
-    (b"[project]\nname = 1\n", "{path} is not an agenthooks recording: line 1 is not JSON "
+    (b"", ("{path} is not an agenthooks recording: it is empty; write one with "
+          "agenthooks.record.Recorder or `agenthooks demo --record FILE`")),
+    (b"[project]\nname = 1\n", ("{path} is not an agenthooks recording: line 1 is not JSON "
                                "(Expecting value); write one with agenthooks.record.Recorder "
-                               "or `agenthooks demo --record FILE`"),
-    (b'{"name": "x"}\n', '{path} is not an agenthooks recording: line 1 is an object without '
+                               "or `agenthooks demo --record FILE`")),
+    (b'{"name": "x"}\n', ('{path} is not an agenthooks recording: line 1 is an object without '
                          '"type", not an event record; write one with '
-                         'agenthooks.record.Recorder or `agenthooks demo --record FILE`'),
-    (b'[1, 2]\n', "{path} is not an agenthooks recording: line 1 is a JSON list, not an event "
+                         'agenthooks.record.Recorder or `agenthooks demo --record FILE`')),
+    (b'[1, 2]\n', ("{path} is not an agenthooks recording: line 1 is a JSON list, not an event "
                   "record; write one with agenthooks.record.Recorder or `agenthooks demo "
-                  "--record FILE`"),
+                  "--record FILE`")),
     (b'{"type": "on_message", "seq": "1", "mono": 1}\n',
-     '{path} is not an agenthooks recording: line 1 is "seq" is str, not an event record; '
-     'write one with agenthooks.record.Recorder or `agenthooks demo --record FILE`'),
-    (b"\xff\xfe\x00binary\n", "{path} is not an agenthooks recording: line 1 is not UTF-8 "
+     ('{path} is not an agenthooks recording: line 1 is "seq" is str, not an event record; '
+     'write one with agenthooks.record.Recorder or `agenthooks demo --record FILE`')),
+    (b"\xff\xfe\x00binary\n", ("{path} is not an agenthooks recording: line 1 is not UTF-8 "
                               "text; write one with agenthooks.record.Recorder or `agenthooks "
-                              "demo --record FILE`"),
-    (b'{"type": "on_chat_start", "se', "{path}: nothing readable: line 1: truncated: the file "
+                              "demo --record FILE`")),
+    (b'{"type": "on_chat_start", "se', ("{path}: nothing readable: line 1: truncated: the file "
                                        "ends in the middle of this line (was the run stopped "
-                                       "while writing?)"),
+                                       "while writing?)")),
 ])
 def test_files_that_are_not_recordings(tmp_path: Path, content: bytes, message: str) -> None:
     path = tmp_path / "bad.jsonl"
@@ -227,8 +227,8 @@ def test_truncated_last_line_and_bad_middle_lines_are_skipped(
     assert [str(s) for s in recording.skipped] == [
         "line 5: not valid JSON (Expecting property name enclosed in double quotes)",
         'line 7: an object without "type", not an event record',
-        "line 10: truncated: the file ends in the middle of this line (was the run stopped "
-        "while writing?)",
+        ("line 10: truncated: the file ends in the middle of this line (was the run stopped "
+        "while writing?)"),
     ]
 
 

@@ -239,3 +239,52 @@ async def test_the_disposer_removes_every_guard() -> None:
     assert agent.bus.empty
     await agent.chat("2")
     assert len(policy.seen) == 6
+
+
+async def test_concurrent_sessions_keep_their_own_sequence() -> None:
+    agent = Agent("a", provider=ScriptedProvider(lambda request: "ok"))
+    policy = Policy()
+    agent.bus.use(AgentHooksSpec([policy]))
+    sessions = [Session(agent, session_id=f"s-{i}") for i in range(3)]
+    await asyncio.gather(*(s.chat("hi") for s in sessions))
+    await asyncio.gather(*(s.close() for s in sessions))
+    for session in sessions:
+        mine = [c for c in policy.seen if c["session"]["id"] == session.id]
+        assert [c["interception_point"] for c in mine] == [
+            "agent_startup", "input", "pre_model_call", "post_model_call", "output",
+            "agent_shutdown"]
+        assert [c["sequence"] for c in mine] == list(range(6))
+
+
+async def test_a_spec_on_a_sub_agents_own_bus_governs_it_as_its_own_session() -> None:
+    researcher = Agent("researcher", provider=ScriptedProvider(["found it"]))
+    policy = Policy()
+    researcher.bus.use(AgentHooksSpec([policy]))
+    orchestrator = Agent("orchestrator", provider=ScriptedProvider([
+        ProviderResponse(tool_calls=[ToolCall(id="c1", name="researcher",
+                                              arguments={"task": "look"})]),
+        "done",
+    ]), sub_agents=[researcher])
+    response = await orchestrator.chat("go")
+    assert response.content == "done"
+    assert policy.points() == ["agent_startup", "input", "pre_model_call", "post_model_call",
+                               "output", "agent_shutdown"]
+    assert policy.seen[1]["input"]["content"] == "look"
+    assert policy.seen[0]["extensions"]["agenthooks"]["branch"] == "orchestrator/researcher"
+
+
+async def test_nothing_is_retained_after_chats_end_and_sessions_close() -> None:
+    researcher = Agent("researcher", provider=ScriptedProvider(["found it"]))
+    agent = Agent("a", provider=ScriptedProvider([
+        ProviderResponse(tool_calls=[ToolCall(id="c1", name="researcher",
+                                              arguments={"task": "look"})]),
+        "done", ConnectionError("down"), "session answer",
+    ]), sub_agents=[researcher])
+    spec = AgentHooksSpec([Policy()])
+    agent.bus.use(spec)
+    await agent.chat("go")
+    with pytest.raises(ConnectionError):
+        await agent.chat("again")
+    async with Session(agent) as session:
+        await session.chat("hi")
+    assert (spec._sessions, spec._run_keys, spec._roots) == ({}, {}, set())

@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agent_hooks import AgentContext, Decision, InterceptionRecord, Transform, Verdict
+from agent_hooks import (
+    AgentContext,
+    Decision,
+    InterceptionRecord,
+    Interceptor,
+    Transform,
+    Verdict,
+)
 from agenthooks_agent_hooks_spec import AgentHooksSpec
 
 from agenthooks import (
@@ -79,6 +86,7 @@ async def test_deny_reaches_the_model_and_transform_reaches_the_tool(own_bus: bo
     orchestrator = Agent("orchestrator", provider=provider, tools=[transfer, balance],
                          sub_agents=[researcher], parallel_tool_calls=True)
     policy = PaymentsPolicy()
+    assert isinstance(policy, Interceptor)  # the SDK's policy-author interface, nothing else
     records: list[InterceptionRecord] = []
     with orchestrator.bus.use(AgentHooksSpec([policy], record_sink=records.append)):
         response = await orchestrator.chat("pay bob 500 and check the rate")

@@ -91,7 +91,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
          "-e", str(ROOT), "-e", str(GUARD_DIR), "-e", str(BROKEN_DIR)],
-        env=env, capture_output=True, text=True, timeout=900)
+        env=env, capture_output=True, text=True, check=False, timeout=900)
     assert install.returncode == 0, install.stderr
     (where / "policy.toml").write_text(POLICY)
     (where / "script.py").write_text(SCRIPT)
@@ -110,8 +110,8 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 def run(venv: Path, mode: str, **env: str) -> dict[str, Any]:
     done = subprocess.run([str(venv / "venv" / "bin" / "python"), str(venv / "script.py"), mode],
-                          env=clean_env(**env), capture_output=True, text=True, timeout=120,
-                          cwd=venv)
+                          env=clean_env(**env), capture_output=True, text=True, check=False,
+                          timeout=120, cwd=venv)
     assert done.returncode == 0, done.stderr
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     assert Path(out.pop("prefix")) == venv / "venv"

@@ -35,26 +35,28 @@ def error_of(text: str) -> str:
     ('default = "alow"', "policy.toml: default: 'alow' is not one of allow, deny, ask"),
     ('[[rules]]\naction = "deny"\n[[rules]]\naction = "deny"\n[[rules]]\naction = "alow"\n',
      "policy.toml: rules[2].action: 'alow' is not one of allow, deny, ask"),
-    ('[[rules]]\ntool = "x"\n', "policy.toml: rules[0].action: missing; give one of allow, deny, ask"),
+    ('[[rules]]\ntool = "x"\n',
+     "policy.toml: rules[0].action: missing; give one of allow, deny, ask"),
     ('[[rules]]\ntool = "x"\nacton = "deny"\n',
      "policy.toml: rules[0].acton: unknown key; did you mean 'action'?"),
     ('defualt = "deny"', "policy.toml: defualt: unknown key; did you mean 'default'?"),
     ('[rules]\naction = "deny"\n',
      "policy.toml: rules: expected a list (an array of tables), got dict {'action': 'deny'}"),
-    ('[[rules]]\naction = 1\n', "policy.toml: rules[0].action: int 1 is not one of allow, deny, ask"),
+    ('[[rules]]\naction = 1\n',
+     "policy.toml: rules[0].action: int 1 is not one of allow, deny, ask"),
     ('[[rules]]\naction = "deny"\ntool = 3\n',
-     'policy.toml: rules[0].tool: expected a tool name, a regex, {regex = "..."} or a non-empty '
-     "list of those, got int 3"),
+     ('policy.toml: rules[0].tool: expected a tool name, a regex, {regex = "..."} or a non-empty '
+     "list of those, got int 3")),
     ('[[rules]]\naction = "deny"\ntool = ["a", 3]\n',
      "policy.toml: rules[0].tool[1]: expected a tool name or a regex, got int 3"),
     ('[[rules]]\naction = "deny"\ntool = { regex = "(" }\n',
-     "policy.toml: rules[0].tool.regex: invalid regular expression '(': missing ), "
-     "unterminated subpattern at position 0"),
+     ("policy.toml: rules[0].tool.regex: invalid regular expression '(': missing ), "
+     "unterminated subpattern at position 0")),
     ('[[rules]]\naction = "deny"\ntool = { regx = "a" }\n',
      "policy.toml: rules[0].tool.regx: unknown key; did you mean 'regex'?"),
     ('[[rules]]\naction = "deny"\nargs.path.startswit = "/etc/"\n',
-     "policy.toml: rules[0].args.path.startswit: unknown operator; did you mean 'startswith'? "
-     "(to test a nested argument of that name write rules[0].args.path.startswit.equals = ...)"),
+     ("policy.toml: rules[0].args.path.startswit: unknown operator; did you mean 'startswith'? "
+     "(to test a nested argument of that name write rules[0].args.path.startswit.equals = ...)")),
     ('[[rules]]\naction = "deny"\nargs.path = { startswith = "/", endwith = "x" }\n',
      "policy.toml: rules[0].args.path.endwith: unknown operator; did you mean 'endswith'?"),
     ('[[rules]]\naction = "deny"\nargs.amount.gt = "100"\n',
@@ -62,31 +64,32 @@ def error_of(text: str) -> str:
     ('[[rules]]\naction = "deny"\nargs.mode.in = "w"\n',
      "policy.toml: rules[0].args.mode.in: expected a list, got str 'w'"),
     ('[[rules]]\naction = "deny"\nargs.path.matches = "["\n',
-     "policy.toml: rules[0].args.path.matches: invalid regular expression '[': unterminated "
-     "character set at position 0"),
+     ("policy.toml: rules[0].args.path.matches: invalid regular expression '[': unterminated "
+     "character set at position 0")),
     ('[[rules]]\naction = "ask"\ntimeout = 0\n',
      "policy.toml: rules[0].timeout: expected a positive number of seconds, got int 0"),
     ('ask_timeout = "soon"',
      "policy.toml: ask_timeout: expected a positive number of seconds, got str 'soon'"),
-    ('approver = "nocolon"', "policy.toml: approver: expected 'module:function', got str 'nocolon'"),
+    ('approver = "nocolon"',
+     "policy.toml: approver: expected 'module:function', got str 'nocolon'"),
     ('approver = "json:dumps.__name__"',
      "policy.toml: approver: 'json:dumps.__name__' is str 'dumps', not a callable"),
     ('[input]\nmax_length = "long"\n',
      "policy.toml: input.max_length: expected a positive integer, got str 'long'"),
     ('[input]\ndeny_patterns = ["ok", "("]\n',
-     "policy.toml: input.deny_patterns[1]: invalid regular expression '(': missing ), "
-     "unterminated subpattern at position 0"),
+     ("policy.toml: input.deny_patterns[1]: invalid regular expression '(': missing ), "
+     "unterminated subpattern at position 0")),
     ('[input]\ndeny_patterns = [{ pattern = "x", why = "y" }]\n',
      "policy.toml: input.deny_patterns[0].why: unknown key; known keys: pattern, reason"),
     ('[redact]\npatterns = ["emial"]\n',
-     "policy.toml: redact.patterns[0]: 'emial' is not a built-in pattern (api_key, email, card, "
-     "phone); add your own under [[redact.custom]]"),
+     ("policy.toml: redact.patterns[0]: 'emial' is not a built-in pattern (api_key, email, card, "
+     "phone); add your own under [[redact.custom]]")),
     ('[redact]\ntargets = ["tool_result"]\n',
-     "policy.toml: redact.targets[0]: 'tool_result' is not one of tool_results, requests, "
-     "responses"),
+     ("policy.toml: redact.targets[0]: 'tool_result' is not one of tool_results, requests, "
+     "responses")),
     ('[redact]\nreplacement = "[{kind}]"\n',
-     "policy.toml: redact.replacement: '[{kind}]' is not a valid replacement: KeyError: 'kind'; "
-     "use {name} for the pattern's name, e.g. '[REDACTED:{name}]'"),
+     ("policy.toml: redact.replacement: '[{kind}]' is not a valid replacement: KeyError: 'kind'; "
+     "use {name} for the pattern's name, e.g. '[REDACTED:{name}]'")),
     ('[[redact.custom]]\nname = "ssn"\n',
      "policy.toml: redact.custom[0].regex: expected a string, got NoneType None"),
 ])
@@ -97,8 +100,8 @@ def test_bad_config_names_the_file_and_the_key(text: str, message: str) -> None:
 @pytest.mark.parametrize(("text", "message", "line"), [
     ('default = "allow"\n[[rules]]\ntool = "x"\naction = deny\n',
      "policy.toml:4:10: invalid TOML: Invalid value", 4),
-    ('default = "allow"\nreason = "unterminated', "policy.toml:2: invalid TOML: Unterminated "
-     "string at the end of the document", 2),
+    ('default = "allow"\nreason = "unterminated', ("policy.toml:2: invalid TOML: Unterminated "
+     "string at the end of the document"), 2),
 ])
 def test_a_toml_syntax_error_names_the_file_and_the_line(text: str, message: str,
                                                          line: int) -> None:

@@ -117,7 +117,8 @@ async def test_argument_conditions_decide_per_call_and_first_match_wins() -> Non
     agent, provider = agent_for(
         Guard(parse_policy(POLICY)),
         calls(("write_file", {"path": "/etc/hosts"}), ("write_file", {"path": "/tmp/x"}),
-              ("transfer", {"amount": 5000, "to": "eve"}), ("transfer", {"amount": 10, "to": "bob"})))
+              ("transfer", {"amount": 5000, "to": "eve"}),
+              ("transfer", {"amount": 10, "to": "bob"})))
     await agent.chat("go")
     assert EXECUTED == ["write_file /tmp/x", "transfer 10.0 bob"]
     assert tool_messages(provider) == [
@@ -152,7 +153,8 @@ async def test_a_rule_without_reason_gives_a_default_text() -> None:
     assert tool_messages(provider) == [('Tool call "delete_file" was denied by policy', True)]
 
 
-async def test_a_check_that_raises_denies_fail_closed() -> None:
+@pytest.mark.parametrize("errors", ["raise", "isolate"])
+async def test_a_check_that_raises_denies_fail_closed(errors: Any) -> None:
     # amount is not a number: the condition cannot be evaluated, so the guard raises and the
     # bus turns that into a Deny carrying the error's text
     policy = Policy([Rule("transfer", "deny", args={"to": {"equals": "eve"}}),
@@ -164,13 +166,13 @@ async def test_a_check_that_raises_denies_fail_closed() -> None:
         EXECUTED.append("transfer")
         return "sent"
 
-    agent = Agent("assistant", provider=provider, tools=[transfer], bus=HookBus(errors="isolate"))
+    agent = Agent("assistant", provider=provider, tools=[transfer], bus=HookBus(errors=errors))
     agent.use(Guard(policy))
     await agent.chat("go")
     assert EXECUTED == []
     assert tool_messages(provider) == [(
-        "policy condition args.amount lt 100.0 cannot be checked: args.amount is str 'lots', "
-        "not a number", True)]
+        ("policy condition args.amount lt 100.0 cannot be checked: args.amount is str 'lots', "
+        "not a number"), True)]
 
 
 async def test_the_guard_runs_after_an_ordinary_short_circuit() -> None:
@@ -217,7 +219,8 @@ async def test_ask_runs_the_call_when_the_approver_says_yes() -> None:
     (False, "The user said no."),
     (Deny("Not on a Friday."), "Not on a Friday."),
     (Deny(), "The user said no."),
-    ("yes", 'Tool call "delete_file" was denied: the approver returned str, not True, False or Deny'),
+    ("yes", ('Tool call "delete_file" was denied: the approver returned str, not True, False '
+             "or Deny")),
 ])
 async def test_ask_denies_unless_the_approver_returns_true(verdict: Any, text: str) -> None:
     async def approver(call: ToolCall, ctx: PreToolCallContext) -> Any:
@@ -255,8 +258,8 @@ async def test_an_approver_that_raises_denies() -> None:
                                 calls(("delete_file", {"path": "/a"})))
     await agent.chat("go")
     assert tool_messages(provider) == [(
-        'Tool call "delete_file" was denied: the approver failed '
-        "(ConnectionError: approval service unreachable)", True)]
+        ('Tool call "delete_file" was denied: the approver failed '
+        "(ConnectionError: approval service unreachable)"), True)]
 
 
 async def test_ask_without_an_approver_denies() -> None:
@@ -323,6 +326,22 @@ async def test_input_rules_deny_long_and_blocked_messages_before_any_provider_ca
                              ChatMessage(role="assistant", content="fine")]
 
 
+async def test_input_rules_check_the_user_message_not_a_sub_agent_task() -> None:
+    child_provider = ScriptedProvider(["child answer"])
+    child = Agent("helper", provider=child_provider)
+    provider = ScriptedProvider([
+        ProviderResponse(tool_calls=[
+            ToolCall(id="c1", name="helper", arguments={"task": "a task longer than ten"})]),
+        "parent answer"])
+    parent = Agent("assistant", provider=provider, sub_agents=[child])
+    parent.use(Guard(Policy(input=InputRules(max_length=10))))
+    response = await parent.chat("short")
+    assert response.content == "parent answer"
+    assert child_provider.requests[0].messages[0].content == "a task longer than ten"
+    assert [(m.content, m.is_error) for m in provider.requests[1].messages
+            if m.role == "tool"] == [("child answer", False)]
+
+
 # loading from the environment ------------------------------------------------------------------
 
 def test_without_the_env_var_the_guard_allows_everything_and_registers_nothing(
@@ -378,7 +397,7 @@ def test_guard_from_file_raises_the_config_error(tmp_path: Path) -> None:
 
 
 async def test_removing_the_guard_removes_every_check() -> None:
-    agent, provider = agent_for(Guard(parse_policy(POLICY)),
+    agent, _provider = agent_for(Guard(parse_policy(POLICY)),
                                 calls(("delete_file", {"path": "/a"})))
     agent.bus.plugins["guard"].dispose()  # type: ignore[misc]
     assert agent.bus.listened == frozenset()

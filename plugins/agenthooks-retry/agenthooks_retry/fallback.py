@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import structlog
+
 from agenthooks import Middleware, Provider, ProviderError
 from agenthooks.events import PreRequestContext
 from agenthooks.middleware import CallNext
@@ -61,7 +62,7 @@ class FallbackMiddleware(Middleware):
         """Call with ``ctx.provider``, then each fallback in turn while the error allows it."""
         try:
             return await call_next(ctx)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - fallback_on decides which errors move on
             error: Exception = exc
         current = ctx.provider
         for provider, model in self.providers:
@@ -77,7 +78,7 @@ class FallbackMiddleware(Middleware):
             attempt = ctx.model_copy(update=update)
             try:
                 return await call_next(attempt)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - as above: judged on the next round
                 error = exc
             finally:
                 # the stream endpoint counts chunks on the copy; outer layers and the runtime

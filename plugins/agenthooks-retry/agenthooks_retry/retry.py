@@ -11,9 +11,6 @@ from functools import partial
 from typing import Any
 
 import structlog
-from agenthooks import Middleware
-from agenthooks.events import PreRequestContext, PreToolCallContext
-from agenthooks.middleware import CallNext
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -21,6 +18,10 @@ from tenacity import (
     stop_after_attempt,
     stop_before_delay,
 )
+
+from agenthooks import Middleware
+from agenthooks.events import PreRequestContext, PreToolCallContext
+from agenthooks.middleware import CallNext
 
 from .options import validated
 from .policy import is_transient, retry_after
@@ -143,7 +144,7 @@ class RetryMiddleware(Middleware):
             result = self.on_retry(ctx, retry)
             if inspect.isawaitable(result):
                 await result
-        except Exception as exc:  # a reporting callback must not change the call's outcome
+        except Exception as exc:  # noqa: BLE001 - a report must not change the outcome
             log.warning("retry_callback_failed", callback=repr(self.on_retry),
                         error=f"{type(exc).__name__}: {exc}")
 

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "providers"))
 
-from wire_server import WireServer  # noqa: E402
+from wire_server import WireServer
 
 
 @pytest.fixture

@@ -134,8 +134,8 @@ def test_auto_loading_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
     ("MAX_TIME", "-5", "-5.0 is not a number of seconds > 0 (or None)"),
     ("INITIAL", "fast", "'fast' is not a number"),
     ("JITTER", "-1", "-1.0 is not a number of seconds >= 0"),
-    ("STACKS", "provider,model", "['provider', 'model'] is not a non-empty list of 'provider', "
-                                 "'tool'"),
+    ("STACKS", "provider,model", ("['provider', 'model'] is not a non-empty list of 'provider', "
+                                 "'tool'")),
 ])
 def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
         monkeypatch: pytest.MonkeyPatch, variable: str, value: str, problem: str) -> None:

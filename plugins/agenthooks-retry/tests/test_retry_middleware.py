@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 from typing import Any
 
 import pytest

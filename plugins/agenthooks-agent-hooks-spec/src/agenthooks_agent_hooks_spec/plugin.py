@@ -14,6 +14,10 @@ writes the new value into what the run uses.
     post_tool_call  on_tool_call_result / on_tool_call_error       calls that had a pre_tool_call
     output          post_agent                                     top-level run only
     agent_shutdown  on_chat_end (a Session: on_session_close)      top-level run only
+
+A sub-agent's runs are calls of its caller's session (their branch is in
+``extensions.agenthooks``); a run whose caller the spec never saw (the spec is installed on a
+sub-agent's own bus only) is a top-level run of its own.
 """
 
 from __future__ import annotations
@@ -121,7 +125,8 @@ class AgentHooksSpec:
         self.emitter = emitter
         """The SDK emitter every emission goes through (``results`` holds its records)."""
         self._sessions: dict[str, _Session] = {}
-        self._run_keys: dict[str, str] = {}  # run id -> session key, for runs outside a Session
+        self._run_keys: dict[str, str] = {}  # run id -> key of its session in _sessions
+        self._roots: set[str] = set()  # runs whose input, output (and lifecycle) are emitted
 
     @classmethod
     def from_declaration(cls, document: Any, registry: HostRegistry, *,
@@ -161,16 +166,20 @@ class AgentHooksSpec:
         return await self._start(self._open(key, ctx), ctx, ctx.tools)
 
     async def _on_chat_start(self, ctx: ChatStartContext) -> Deny | None:
-        if ctx.parent_run_id is not None:  # a sub-agent's run belongs to its parent's session
-            if ctx.session_id is None and ctx.parent_run_id in self._run_keys:
-                self._run_keys[ctx.run_id] = self._run_keys[ctx.parent_run_id]
+        parent_key = self._run_keys.get(ctx.parent_run_id or "")
+        if parent_key is not None:  # a sub-agent's run: calls of its parent's session
+            self._run_keys[ctx.run_id] = parent_key
             return None
-        if ctx.session_id is not None:
+        # a top-level run, or a run whose parent this spec never saw (the spec is installed on
+        # a sub-agent's own bus only): its input and output are emitted
+        self._roots.add(ctx.run_id)
+        if ctx.session_id is not None and ctx.parent_run_id is None:
+            self._run_keys[ctx.run_id] = ctx.session_id
             state = self._sessions.get(ctx.session_id)
             if state is None:  # installed after the session's first chat: it starts now
                 return await self._start(self._open(ctx.session_id, ctx), ctx, ctx.tools)
             return Deny(state.denied) if state.denied is not None else None
-        self._run_keys[ctx.run_id] = ctx.run_id
+        self._run_keys[ctx.run_id] = ctx.run_id  # one chat, one session of the standard
         return await self._start(self._open(ctx.run_id, ctx), ctx, ctx.tools)
 
     async def _start(self, state: _Session, ctx: EventContext, tools: list[str]) -> Deny | None:
@@ -183,15 +192,16 @@ class AgentHooksSpec:
         return deny
 
     async def _on_chat_end(self, ctx: ChatEndContext) -> None:
-        key = ctx.session_id if ctx.session_id is not None else self._run_keys.pop(ctx.run_id, None)
+        key = self._run_keys.pop(ctx.run_id, None)
+        self._roots.discard(ctx.run_id)
         state = self._sessions.get(key) if key is not None else None
         if state is None:
             return
         state.models.pop(ctx.run_id, None)
         state.open_calls = {c for c in state.open_calls if c[0] != ctx.run_id}
-        if ctx.parent_run_id is not None or ctx.session_id is not None:
+        if key != ctx.run_id:  # a sub-agent's run, or one chat of a Session
             return
-        del self._sessions[state.session_id]
+        del self._sessions[key]
         await self._shutdown(state, ctx, _end_reason(ctx), duration_seconds=ctx.duration)
 
     async def _on_session_close(self, ctx: SessionContext) -> None:
@@ -208,7 +218,7 @@ class AgentHooksSpec:
     # input / output ---------------------------------------------------------------------------
 
     async def _on_user_message(self, ctx: UserMessageContext) -> Any:
-        if ctx.parent_run_id is not None:
+        if ctx.run_id not in self._roots:
             return None
         return await self._guard(ctx, InterceptionPoint.INPUT,
                                  lambda b: b.input(content=ctx.message, role="user"),
@@ -216,7 +226,7 @@ class AgentHooksSpec:
                                  lambda v: {"message": p.text_from_wire(v, "$target.content")})
 
     async def _on_post_agent(self, ctx: PostAgentContext) -> Any:
-        if ctx.parent_run_id is not None:
+        if ctx.run_id not in self._roots:
             return None
         response = ctx.response
         return await self._guard(
@@ -368,7 +378,7 @@ class AgentHooksSpec:
         return state
 
     def _state(self, ctx: EventContext) -> _Session | None:
-        key = ctx.session_id if ctx.session_id is not None else self._run_keys.get(ctx.run_id)
+        key = self._run_keys.get(ctx.run_id)
         return self._sessions.get(key) if key is not None else None
 
     @staticmethod

@@ -123,7 +123,7 @@ def _approver(spec: Any, where: Where) -> Approver:
         target: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             target = getattr(target, part)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any import failure is a config error
         raise where.error(f"cannot import {spec!r}: {type(exc).__name__}: {exc}") from None
     if not callable(target):
         raise where.error(f"{spec!r} is {describe(target)}, not a callable")

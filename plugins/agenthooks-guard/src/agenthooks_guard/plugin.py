@@ -159,7 +159,7 @@ class Guard:
                         run_id=ctx.run_id)
             return Deny(f'Tool call "{call.name}" was denied: no approval within {timeout:g} '
                         "seconds (approval timeout)")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a failing approver denies (fail closed)
             log.warning("guard_approver_failed", tool=call.name,
                         error=f"{type(exc).__name__}: {exc}", run_id=ctx.run_id)
             return Deny(f'Tool call "{call.name}" was denied: the approver failed '
@@ -178,6 +178,8 @@ class Guard:
 
     def _check_input(self, ctx: UserMessageContext) -> Deny | None:
         assert self.policy.input is not None
+        if ctx.parent_run_id is not None:
+            return None  # a sub-agent's task is written by its parent model, not the user
         reason = self.policy.input.check(ctx.message)
         return None if reason is None else Deny(reason)
 

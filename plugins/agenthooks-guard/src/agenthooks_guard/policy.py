@@ -95,7 +95,7 @@ class Rule:
     ``reason`` is what the model (or, for ``ask``, the approver's refusal) reads.
     """
 
-    __slots__ = ("tool", "action", "conditions", "reason", "name", "timeout", "_matches")
+    __slots__ = ("_matches", "action", "conditions", "name", "reason", "timeout", "tool")
 
     def __init__(self, tool: Any = None, action: Action = "deny", *,
                  args: Mapping[str, Any] | None = None, reason: str | None = None,
@@ -128,7 +128,7 @@ class InputRules:
     deny. ``deny_patterns`` items are regex strings, compiled patterns, or ``(pattern,
     reason)`` pairs; ``reason`` is the default reason of a pattern match."""
 
-    __slots__ = ("max_length", "deny_patterns", "reason")
+    __slots__ = ("deny_patterns", "max_length", "reason")
 
     DEFAULT_REASON = "message denied by input policy"
 
@@ -184,7 +184,7 @@ class Policy:
     """Tool rules (first match wins, else ``default``), the ``ask`` timeout and approver, input
     rules and redaction. ``Policy()`` allows everything and changes nothing."""
 
-    __slots__ = ("rules", "default", "ask_timeout", "approver", "input", "redact", "source")
+    __slots__ = ("approver", "ask_timeout", "default", "input", "redact", "rules", "source")
 
     def __init__(self, rules: Iterable[Rule] = (), *, default: Action = "allow",
                  ask_timeout: float = DEFAULT_ASK_TIMEOUT, approver: Approver | None = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -51,8 +52,8 @@ def _phone_valid(text: str) -> bool:
     return 7 <= digits <= 15
 
 
-EMAIL = RedactionPattern(
-    "email", re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"))
+EMAIL = RedactionPattern("email", re.compile(
+    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"))
 PHONE = RedactionPattern("phone", re.compile(
     r"(?<![\w+])(?:"
     r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"            # +44 20 7946 0958, +14155552671
@@ -99,7 +100,7 @@ class Redactor:
         self.targets = frozenset(targets)
         unknown = self.targets - set(TARGETS)
         if unknown:
-            raise GuardConfigError(f"unknown redaction target {sorted(unknown)[0]!r}; targets: "
+            raise GuardConfigError(f"unknown redaction target {min(unknown)!r}; targets: "
                                    f"{', '.join(TARGETS)}", key="targets")
         if isinstance(replacement, str):
             try:  # a bad format string fails now, not in the middle of a run
@@ -119,7 +120,7 @@ class Redactor:
     def redact(self, text: str) -> str:
         """``text`` with every match replaced (the same object when nothing matched)."""
         for pattern in self.patterns:
-            text = pattern.regex.sub(lambda m, p=pattern: self._sub(p, m), text)  # type: ignore[misc]
+            text = pattern.regex.sub(partial(self._sub, pattern), text)
         return text
 
     def _sub(self, pattern: RedactionPattern, match: re.Match[str]) -> str:

@@ -75,6 +75,8 @@ def ladder_of(action: Action | None, ladder: Any, key: str) -> tuple[Step, ...] 
     steps: list[Step] = []
     for i, item in enumerate(items):
         here = f"{key}.ladder[{i}]"
+        at: Any
+        act: Any
         if isinstance(item, Step):
             at, act = item.at, item.action
         elif isinstance(item, Mapping):
@@ -113,10 +115,12 @@ class Cap:
         self.steps = ladder_of(action, ladder, key)
 
     def with_default(self, action: Action) -> Cap:
-        """This cap, with one step of ``action`` at 100% when no action was given."""
-        if self.steps is None:
-            self.steps = (Step(1.0, action),)
-        return self
+        """This cap, or a copy with one step of ``action`` at 100% when it has no action."""
+        if self.steps is not None:
+            return self
+        cap = Cap.__new__(Cap)
+        cap.limit, cap.steps = self.limit, (Step(1.0, action),)
+        return cap
 
     def __repr__(self) -> str:
         steps = ", ".join(f"{s.at:g}: {s.action!r}" for s in self.steps or ())
@@ -131,7 +135,7 @@ class RateLimit:
     ``Cap``; the default is ``deny``.
     """
 
-    __slots__ = ("calls", "per", "shared", "cap")
+    __slots__ = ("calls", "cap", "per", "shared")
 
     def __init__(self, calls: int, per: float, *, shared: bool = False,
                  action: Action | None = None,

@@ -60,8 +60,14 @@ def parse_limits(text: str, *, source: str = "<limits>") -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         found = _POSITION.search(message)
-        line = int(found.group(1)) if found else text.count("\n") + 1
-        raise LimitsConfigError(f"invalid TOML: {message}", source=source, line=line) from None
+        if found:
+            line, column = int(found.group(1)), int(found.group(2))
+            message = message[: found.start()]
+        else:  # "(at end of document)": the last line
+            line, column = text.count("\n") + (0 if text.endswith("\n") else 1), None
+            message = message.replace(" (at end of document)", " at the end of the document")
+        raise LimitsConfigError(f"invalid TOML: {message}", source=source, line=line,
+                                column=column) from None
     try:
         return _arguments(data)
     except LimitsConfigError as exc:
@@ -139,7 +145,7 @@ def _arguments(data: Mapping[str, Any]) -> dict[str, Any]:
         out["deny_message"] = data["deny_message"]
     from .plugin import Limits
 
-    Limits(**out, from_env=False)  # validates what only the whole configuration can (a downgrade target)
+    Limits(**out, from_env=False)  # what only the whole can check: a downgrade's target
     return out
 
 

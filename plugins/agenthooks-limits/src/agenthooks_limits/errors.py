@@ -11,12 +11,14 @@ class LimitsConfigError(AgentHooksError, ValueError):
     the dotted path of the bad value, ``line`` a TOML syntax error's line."""
 
     def __init__(self, problem: str, *, source: str | None = None, key: str | None = None,
-                 line: int | None = None) -> None:
+                 line: int | None = None, column: int | None = None) -> None:
         self.problem = problem
         self.source = source
         self.key = key
         self.line = line
-        where = (source or "") + (f":{line}" if line is not None else "")
+        self.column = column
+        where = (source or "") + (f":{line}" if line is not None else "") + (
+            f":{column}" if column is not None else "")
         super().__init__(": ".join([p for p in (where, key) if p] + [problem]))
 
 
