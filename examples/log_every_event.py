@@ -33,8 +33,6 @@ Output:
 """
 
 import asyncio
-from typing import Any
-
 from agenthooks import Agent, ProviderResponse, ScriptedProvider, ToolCall, tool
 from agenthooks.events import EventRecord
 
@@ -45,10 +43,6 @@ counts = {"events": 0, "errors": 0}
 def weather(city: str) -> str:
     """The weather in a city."""
     return "sunny"
-
-
-def short(value: Any) -> str:
-    return f" {value!r}" if isinstance(value, (str, dict)) else ""
 
 
 def on_event(evt: EventRecord) -> None:

@@ -166,11 +166,9 @@ async def test_errors_and_recoveries_are_not_stored() -> None:
     plugin = CachePlugin(responses=False)
     bus.use(plugin)
     for recovered in (False, True, False):
-        dispose = bus.on("on_tool_call_error", lambda ctx: {"result": "oat milk instead"}) \
-            if recovered else None
-        await Agent("shop", provider=provider, bus=bus, tools=[tools.fragile]).chat("milk?")
-        if dispose is not None:
-            dispose()
+        with bus.connected("on_tool_call_error",
+                           lambda ctx, r=recovered: {"result": "oat milk instead"} if r else None):
+            await Agent("shop", provider=provider, bus=bus, tools=[tools.fragile]).chat("milk?")
     assert tools.runs == [("fragile", "milk")] * 3
     assert tool_messages(provider) == [[("no milk", True)], [("oat milk instead", False)],
                                        [("no milk", True)]]

@@ -115,6 +115,8 @@ async def test_auto_loading_installs_it(tmp_path: Path, monkeypatch: pytest.Monk
      "(e.g. on_message=debug,pre_request=warning)")),
     ("MAX_CHARS", "many", "'many' is not a whole number >= 1 (or 'none': no limit)"),
     ("MAX_CHARS", "-3", "-3 is not a whole number >= 1 (or None: no limit)"),
+    ("FILE", "/nonexistent-dir/agent.log", ("cannot open '/nonexistent-dir/agent.log' for "
+     "appending: [Errno 2] No such file or directory: '/nonexistent-dir/agent.log'")),
     ("EVENTS", "on_chat_start,on_chat_ned",
      ("unknown event 'on_chat_ned'; did you mean 'on_chat_end', 'on_chat_done', "
      "'on_chat_error'?")),
