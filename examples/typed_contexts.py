@@ -1,0 +1,154 @@
+"""Typed hook contexts: each seed's hook signature or context struct is one pydantic context
+here, so an editor completes ``ctx.call.arguments`` and mypy checks it.
+
+Seed 003: the context structs ``ToolUseContext``, ``PostToolUseContext``, ``ToolErrorContext``,
+``ModelCallContext``, ``ModelResponseContext``, ``ModelErrorContext``,
+``SubagentEventContext``, ``LifecycleContext``, ``RunContext``, ``UserMessageContext``.
+Seed 004: the ``AgentHooks`` interface (types.ts). The plugin below takes one typed context per
+hook; the table maps every 004 hook to its event and context class.
+
+Output:
+    003 struct           context             fields
+    UserMessageContext   UserMessageContext  message='Find notes on hooks'
+    LifecycleContext     PreAgentContext     input='Find notes on hooks'
+    ModelCallContext     PreRequestContext   messages=1 tools=['notes', 'broken', 'summarizer']
+    ModelResponseContext ResponseContext     tool_calls=['notes', 'broken', 'summarizer']
+    ToolUseContext       PreToolCallContext  tool=notes id=c1 input={'topic': 'hooks'} branch=writer
+    PostToolUseContext   ToolResultContext   output='3 notes on hooks'
+    ToolUseContext       PreToolCallContext  tool=broken id=c2 input={} branch=writer
+    ToolErrorContext     ToolErrorContext    tool=broken error=RuntimeError('disk unavailable') source=handler
+    ToolUseContext       PreToolCallContext  tool=summarizer id=c3 input={'task': 'summarize the notes'} branch=writer
+    SubagentEventContext SubagentContext     subagent=summarizer task='summarize the notes'
+    SubagentEventContext SubagentContext     subagent=summarizer result='Summary.'
+    PostToolUseContext   ToolResultContext   output='Summary.'
+    ModelCallContext     PreRequestContext   messages=5 tools=['notes', 'broken', 'summarizer']
+    ModelErrorContext    ModelErrorContext   error=TimeoutError('model timed out')
+    LifecycleContext     PostAgentContext    response='Recovered.'
+    RunContext           ChatEndContext      error=None response='Recovered.'
+    004 hook          event                context
+    beforeRun         on_chat_start        ChatStartContext
+    afterRun          on_chat_done         ChatDoneContext
+    beforeToolCall    pre_tool_call        PreToolCallContext
+    afterToolCall     on_tool_call_result  ToolResultContext
+    beforeHandoff     pre_handoff          HandoffContext
+    onStop            on_stop              StopContext
+    onSubagentStart   on_subagent_start    SubagentContext
+    onSubagentStop    on_subagent_stop     SubagentContext
+    onSessionStart    on_session_start     SessionStartContext
+    onSessionEnd      on_session_end       SessionContext
+    onLlmStart        pre_request          PreRequestContext
+    onLlmEnd          on_response          ResponseContext
+"""
+
+import asyncio
+
+from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, ToolCall, tool
+from agenthooks.events import (
+    ChatEndContext,
+    ModelErrorContext,
+    PostAgentContext,
+    PreAgentContext,
+    PreRequestContext,
+    PreToolCallContext,
+    ResponseContext,
+    SubagentContext,
+    ToolErrorContext,
+    ToolResultContext,
+    UserMessageContext,
+    resolve,
+)
+from agenthooks.events.contexts import EventContext
+
+
+@tool
+def notes(topic: str) -> str:
+    """Find notes on a topic."""
+    return f"3 notes on {topic}"
+
+
+@tool
+def broken() -> str:
+    """Always fails."""
+    raise RuntimeError("disk unavailable")
+
+
+def show(struct: str, ctx: EventContext, fields: str) -> None:
+    print(f"{struct:<20} {type(ctx).__name__:<19} {fields}")
+
+
+class Typed:
+    """A plugin: one method per event, each with its typed context."""
+
+    def on_user_message(self, ctx: UserMessageContext) -> None:
+        show("UserMessageContext", ctx, f"message={ctx.message!r}")
+
+    def pre_agent(self, ctx: PreAgentContext) -> None:
+        show("LifecycleContext", ctx, f"input={ctx.input!r}")
+
+    def pre_request(self, ctx: PreRequestContext) -> None:
+        tools = [t["function"]["name"] for t in ctx.request.tools]
+        show("ModelCallContext", ctx, f"messages={len(ctx.request.messages)} tools={tools}")
+
+    def on_response(self, ctx: ResponseContext) -> None:
+        if ctx.response.tool_calls:
+            calls = [c.name for c in ctx.response.tool_calls]
+            show("ModelResponseContext", ctx, f"tool_calls={calls}")
+
+    def on_model_error(self, ctx: ModelErrorContext) -> dict[str, object]:
+        show("ModelErrorContext", ctx, f"error={ctx.error!r}")
+        return {"response": ProviderResponse(content="Recovered.")}
+
+    def pre_tool_call(self, ctx: PreToolCallContext) -> None:
+        show("ToolUseContext", ctx, f"tool={ctx.call.name} id={ctx.tool_call_id} "
+                                    f"input={ctx.call.arguments} branch={ctx.branch}")
+
+    def on_tool_call_result(self, ctx: ToolResultContext) -> None:
+        show("PostToolUseContext", ctx, f"output={ctx.result!r}")
+
+    def on_tool_call_error(self, ctx: ToolErrorContext) -> None:
+        show("ToolErrorContext", ctx, f"tool={ctx.call.name} error={ctx.error!r} "
+                                      f"source={ctx.source}")
+
+    def on_subagent_start(self, ctx: SubagentContext) -> None:
+        show("SubagentEventContext", ctx, f"subagent={ctx.subagent} task={ctx.task!r}")
+
+    def on_subagent_stop(self, ctx: SubagentContext) -> None:
+        show("SubagentEventContext", ctx, f"subagent={ctx.subagent} result={ctx.result!r}")
+
+    def post_agent(self, ctx: PostAgentContext) -> None:
+        show("LifecycleContext", ctx, f"response={ctx.response.content!r}")
+
+    def on_chat_end(self, ctx: ChatEndContext) -> None:
+        content = ctx.response.content if ctx.response else None
+        show("RunContext", ctx, f"error={ctx.error} response={content!r}")
+
+
+SEED_004_HOOKS = ["beforeRun", "afterRun", "beforeToolCall", "afterToolCall", "beforeHandoff",
+                  "onStop", "onSubagentStart", "onSubagentStop", "onSessionStart",
+                  "onSessionEnd", "onLlmStart", "onLlmEnd"]
+
+
+async def main() -> None:
+    model = ScriptedProvider([
+        ProviderResponse(tool_calls=[
+            ToolCall(id="c1", name="notes", arguments={"topic": "hooks"}),
+            ToolCall(id="c2", name="broken"),
+            ToolCall(id="c3", name="summarizer", arguments={"task": "summarize the notes"}),
+        ]),
+        TimeoutError("model timed out"),
+    ])
+    # a bus of its own: the plugin below does not reach the sub-agent's own events
+    summarizer = Agent("summarizer", bus=HookBus(), provider=ScriptedProvider(["Summary."]))
+    agent = Agent("writer", provider=model, tools=[notes, broken], sub_agents=[summarizer])
+    agent.use(Typed())
+    print(f"{'003 struct':<20} {'context':<19} fields")
+    await agent.chat("Find notes on hooks")
+
+    print(f"{'004 hook':<17} {'event':<20} context")
+    for name in SEED_004_HOOKS:
+        spec = resolve(name)
+        print(f"{name:<17} {spec.name:<20} {spec.context.__name__}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
