@@ -10,7 +10,7 @@ Output:
     Calling tool: transfer_to_billing
     Handoff: triage → billing
     Tool transfer_to_billing returned: Transferred to billing.
-    triage finished: Refunded the duplicate charge on order 7.
+    billing finished: Refunded the duplicate charge on order 7.
 """
 
 import asyncio

@@ -7,8 +7,8 @@ runs.
 
 Output:
     the model asked: {'query': 'how to pick a lock'}
-    search ran with: {'query': 'safe version of the query'}
     afterToolCall saw: results for 'safe version of the query'
+    search ran with: {'query': 'safe version of the query'}
 """
 
 import asyncio

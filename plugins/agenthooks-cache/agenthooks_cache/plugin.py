@@ -81,9 +81,10 @@ class CachePlugin:
     - ``responses``: cache provider calls, keyed by the sha256 of the canonical JSON of the
       request (``model``, ``system``, ``messages``, ``tools``, ``tool_choice``,
       ``temperature``, ``reasoning_effort``) and the provider's name and default model.
-    - ``tools``: ``True`` (every plain tool; sub-agent and handoff tools are left out),
-      ``False``, or a list of tool names (only those; sub-agents too if named); keyed by the
-      tool name and its arguments. Cache only tools without side effects.
+    - ``tools``: ``False`` (default: a cached ``send_email`` would send once), a list of tool
+      names (only those; sub-agents too if named), or ``True`` (every plain tool; sub-agent
+      and handoff tools are left out); keyed by the tool name and its arguments. Cache only
+      tools without side effects.
     - ``ttl``: seconds an entry lives (default ``None``: until evicted).
     - ``max_entries``: the bound of the default in-memory LRU backend (default 1024).
     - ``backend``: anything with ``get(key)`` / ``set(key, value, ttl)``, sync or async
@@ -96,7 +97,7 @@ class CachePlugin:
 
     name = "cache"
 
-    def __init__(self, *, responses: bool = True, tools: bool | Iterable[str] = True,
+    def __init__(self, *, responses: bool = True, tools: bool | Iterable[str] = False,
                  ttl: float | None = None, max_entries: int | None = None,
                  backend: CacheBackend | None = None) -> None:
         self._configure("CachePlugin", None, responses=responses, tools=tools, ttl=ttl,
@@ -240,7 +241,7 @@ class EnvCachePlugin(CachePlugin):
     ``REDIS_PREFIX``. A bad value raises ``CacheConfigError`` naming the variable."""
 
     def __init__(self) -> None:
-        values: dict[str, Any] = {"responses": True, "tools": True, "ttl": None,
+        values: dict[str, Any] = {"responses": True, "tools": False, "ttl": None,
                                   "max_entries": None}
         values.update(from_environment())
         names = env_names()

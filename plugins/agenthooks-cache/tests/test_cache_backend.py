@@ -73,7 +73,7 @@ class DictBackend:
 async def test_a_custom_async_backend_gets_json_entries() -> None:
     backend = DictBackend()
     bus = HookBus()
-    bus.use(CachePlugin(backend=backend, ttl=60))
+    bus.use(CachePlugin(backend=backend, tools=True, ttl=60))
     provider = ScriptedProvider([ProviderResponse(content="hi", finish_reason="length")])
     await Agent("a", provider=provider, bus=bus).chat("q")
     second = await Agent("a", provider=provider, bus=bus).chat("q")
@@ -117,7 +117,7 @@ def tool_script(runs: int) -> ScriptedProvider:
 @pytest.mark.parametrize("backend", [Broken(), WriteOnlyBroken()])
 async def test_a_failing_backend_never_breaks_a_run(backend: object) -> None:
     bus = HookBus()  # errors="raise", and the storing handlers are guards (fail closed)
-    plugin = CachePlugin(backend=backend)  # type: ignore[arg-type]
+    plugin = CachePlugin(backend=backend, tools=True)  # type: ignore[arg-type]
     bus.use(plugin)
     provider = tool_script(2)
     with structlog.testing.capture_logs() as logs:
@@ -137,7 +137,7 @@ async def test_a_failing_backend_never_breaks_a_run(backend: object) -> None:
 async def test_an_unreachable_redis_is_a_miss_not_a_failure() -> None:
     backend = RedisBackend("redis://127.0.0.1:1/0", prefix="agenthooks-test:unreachable:")
     bus = HookBus()
-    plugin = CachePlugin(backend=backend)
+    plugin = CachePlugin(backend=backend, tools=True)
     bus.use(plugin)
     provider = tool_script(2)
     with structlog.testing.capture_logs() as logs:

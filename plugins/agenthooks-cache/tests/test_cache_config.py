@@ -89,7 +89,7 @@ async def test_loaded_by_name_it_is_configured_from_the_environment(
 
 def test_defaults_without_variables() -> None:
     plugin = EnvCachePlugin()
-    assert (plugin.responses, plugin.tools, plugin.ttl) == (True, True, None)
+    assert (plugin.responses, plugin.tools, plugin.ttl) == (True, False, None)
     assert isinstance(plugin.backend, MemoryBackend) and plugin.backend.max_entries == 1024
 
 

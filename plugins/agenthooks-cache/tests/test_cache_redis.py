@@ -51,7 +51,7 @@ def script() -> list[ProviderResponse | str]:
 async def test_entries_live_in_redis_with_their_ttl(prefix: str, server: redis.Redis) -> None:
     backend = RedisBackend(URL, prefix=prefix)
     bus = HookBus()
-    bus.use(CachePlugin(backend=backend, ttl=120))
+    bus.use(CachePlugin(backend=backend, tools=True, ttl=120))
     provider = ScriptedProvider(script())
     await Agent("w", provider=provider, tools=[weather], bus=bus).chat("Oslo?")
     keys = sorted(server.scan_iter(match=prefix + "*"))
@@ -69,14 +69,14 @@ async def test_entries_live_in_redis_with_their_ttl(prefix: str, server: redis.R
 async def test_another_process_reads_the_same_entries(prefix: str) -> None:
     writer = RedisBackend(URL, prefix=prefix)
     bus = HookBus()
-    bus.use(CachePlugin(backend=writer))
+    bus.use(CachePlugin(backend=writer, tools=True))
     provider = ScriptedProvider(script())
     await Agent("w", provider=provider, tools=[weather], bus=bus).chat("Oslo?")
     await writer.aclose()
 
     reader = RedisBackend(URL, prefix=prefix)  # a fresh plugin and client: nothing in memory
     bus = HookBus()
-    plugin = CachePlugin(backend=reader)
+    plugin = CachePlugin(backend=reader, tools=True)
     bus.use(plugin)
     fresh = ScriptedProvider([])
     response = await Agent("w", provider=fresh, tools=[weather], bus=bus).chat("Oslo?")

@@ -193,7 +193,7 @@ async def test_every_turn_of_a_tool_using_run_is_cached() -> None:
 
 async def test_removing_the_plugin_removes_every_part() -> None:
     bus = HookBus()
-    dispose = bus.use(CachePlugin())
+    dispose = bus.use(CachePlugin(tools=True))
     assert len(bus.provider_stack) == len(bus.tool_stack) == 1
     dispose()
     assert (bus.provider_stack.layers, bus.tool_stack.layers, bus.listened) == ((), (), frozenset())

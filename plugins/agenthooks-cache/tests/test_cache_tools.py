@@ -81,7 +81,7 @@ async def run_twice(plugin: CachePlugin, tools: Counter, provider: ScriptedProvi
 async def test_the_second_identical_call_never_runs_the_tool() -> None:
     tools = Counter()
     provider = calls_then_answer(("price", {"item": "tea"}))
-    plugin = CachePlugin(responses=False)
+    plugin = CachePlugin(responses=False, tools=True)
     ends = await run_twice(plugin, tools, provider)
     assert tools.runs == [("price", "tea")]
     assert len(provider.requests) == 4  # responses=False: the model is asked every time
@@ -100,7 +100,7 @@ async def test_the_key_is_the_tool_name_and_its_arguments() -> None:
                                      ToolCall(id="c", name="price", arguments={"item": "tea"})]),
         "done"])
     bus = HookBus()
-    bus.use(CachePlugin(responses=False))
+    bus.use(CachePlugin(responses=False, tools=True))
     await Agent("shop", provider=provider, bus=bus, tools=[tools.price]).chat("prices")
     assert tools.runs == [("price", "tea"), ("price", "cake")]  # the third call was a hit
     assert tool_key("price", {"item": "tea"}) == tool_key("price", {"item": "tea"})
@@ -134,7 +134,7 @@ async def test_a_denied_result_is_not_stored() -> None:
     provider = calls_then_answer(("price", {"item": "tea"}), runs=3)
     bus = HookBus()
     deny = bus.on("on_tool_call_result", lambda ctx: Deny("prices are secret"))
-    bus.use(CachePlugin(responses=False))
+    bus.use(CachePlugin(responses=False, tools=True))
     await Agent("shop", provider=provider, bus=bus, tools=[tools.price]).chat("tea?")
     deny()
     guard = bus.on("on_tool_call_result", lambda ctx: Deny("still secret"), guard=True)
@@ -151,7 +151,7 @@ async def test_a_pre_tool_call_deny_runs_and_stores_nothing() -> None:
     provider = calls_then_answer(("price", {"item": "tea"}))
     bus = HookBus()
     bus.once("pre_tool_call", lambda ctx: Deny("not now"))
-    plugin = CachePlugin(responses=False)
+    plugin = CachePlugin(responses=False, tools=True)
     await run_twice(plugin, tools, provider, bus)
     assert tools.runs == [("price", "tea")]  # the denied first call never ran
     assert tool_messages(provider) == [[("not now", True)],
@@ -163,7 +163,7 @@ async def test_errors_and_recoveries_are_not_stored() -> None:
     tools = Counter()
     provider = calls_then_answer(("fragile", {"item": "milk"}), runs=3)
     bus = HookBus()
-    plugin = CachePlugin(responses=False)
+    plugin = CachePlugin(responses=False, tools=True)
     bus.use(plugin)
     for recovered in (False, True, False):
         with bus.connected("on_tool_call_error",
@@ -197,7 +197,7 @@ async def test_a_non_json_result_is_replayed_as_the_text_the_model_read() -> Non
 
     provider = calls_then_answer(("quote", {"item": "tea"}), ("pair", {"item": "tea"}))
     bus = HookBus()
-    bus.use(CachePlugin(responses=False))
+    bus.use(CachePlugin(responses=False, tools=True))
     seen: list[Any] = []
     bus.on("on_tool_call_result", lambda ctx: seen.append(ctx.result))
     for _ in range(2):
