@@ -4,8 +4,10 @@ here, so an editor completes ``ctx.call.arguments`` and mypy checks it.
 Seed 003: the context structs ``ToolUseContext``, ``PostToolUseContext``, ``ToolErrorContext``,
 ``ModelCallContext``, ``ModelResponseContext``, ``ModelErrorContext``,
 ``SubagentEventContext``, ``LifecycleContext``, ``RunContext``, ``UserMessageContext``.
-Seed 004: the ``AgentHooks`` interface (types.ts). The plugin below takes one typed context per
-hook; the table maps every 004 hook to its event and context class.
+Seed 000: the ``Ctx`` and ``Return`` types of every hook (``OnChatStartCtx``,
+``PreRequestReturn``, ...). Seed 004: the decision types and the ``AgentHooks`` interface
+(types.ts). The plugin below takes one typed context per hook; the table maps every 000 and
+004 hook to its event, its context class and what it may return.
 
 Output:
     003 struct           context             fields
@@ -25,19 +27,31 @@ Output:
     ModelErrorContext    ModelErrorContext   error=TimeoutError('model timed out')
     LifecycleContext     PostAgentContext    response='Recovered.'
     RunContext           ChatEndContext      error=None response='Recovered.'
-    004 hook          event                context
-    beforeRun         on_chat_start        ChatStartContext
-    afterRun          on_chat_done         ChatDoneContext
-    beforeToolCall    pre_tool_call        PreToolCallContext
-    afterToolCall     on_tool_call_result  ToolResultContext
-    beforeHandoff     pre_handoff          HandoffContext
-    onStop            on_stop              StopContext
-    onSubagentStart   on_subagent_start    SubagentContext
-    onSubagentStop    on_subagent_stop     SubagentContext
-    onSessionStart    on_session_start     SessionStartContext
-    onSessionEnd      on_session_end       SessionContext
-    onLlmStart        pre_request          PreRequestContext
-    onLlmEnd          on_response          ResponseContext
+    seed hook             event                context             may return
+    000 onChatStart       on_chat_start        ChatStartContext    Deny(reason)
+    000 onChatDone        on_chat_done         ChatDoneContext     -
+    000 onChatAbort       on_chat_abort        ChatAbortContext    -
+    000 onChatError       on_chat_error        ChatErrorContext    -
+    000 preRequest        pre_request          PreRequestContext   {"request"}, {"response"}, Deny(reason)
+    000 onResponse        on_response          ResponseContext     {"response"}, Deny(reason)
+    000 onMessage         on_message           MessageContext      -
+    000 preToolCall       pre_tool_call        PreToolCallContext  {"call"}, {"error"}, {"result"}, Deny(reason)
+    000 onToolCallResult  on_tool_call_result  ToolResultContext   {"result"}, {"terminate"}, Deny(reason)
+    000 onToolCallError   on_tool_call_error   ToolErrorContext    {"error"}, {"result"}, {"terminate"}
+    000 onScopeRegister   on_scope_register    ScopeContext        -
+    000 onScopeUnregister on_scope_unregister  ScopeContext        -
+    004 beforeRun         on_chat_start        ChatStartContext    Deny(reason)
+    004 afterRun          on_chat_done         ChatDoneContext     -
+    004 beforeToolCall    pre_tool_call        PreToolCallContext  {"call"}, {"error"}, {"result"}, Deny(reason)
+    004 afterToolCall     on_tool_call_result  ToolResultContext   {"result"}, {"terminate"}, Deny(reason)
+    004 beforeHandoff     pre_handoff          HandoffContext      Deny(reason)
+    004 onStop            on_stop              StopContext         -
+    004 onSubagentStart   on_subagent_start    SubagentContext     -
+    004 onSubagentStop    on_subagent_stop     SubagentContext     -
+    004 onSessionStart    on_session_start     SessionStartContext Deny(reason)
+    004 onSessionEnd      on_session_end       SessionContext      -
+    004 onLlmStart        pre_request          PreRequestContext   {"request"}, {"response"}, Deny(reason)
+    004 onLlmEnd          on_response          ResponseContext     {"response"}, Deny(reason)
 """
 
 import asyncio
@@ -123,9 +137,14 @@ class Typed:
         show("RunContext", ctx, f"error={ctx.error} response={content!r}")
 
 
-SEED_004_HOOKS = ["beforeRun", "afterRun", "beforeToolCall", "afterToolCall", "beforeHandoff",
-                  "onStop", "onSubagentStart", "onSubagentStop", "onSessionStart",
-                  "onSessionEnd", "onLlmStart", "onLlmEnd"]
+SEED_HOOKS = {
+    "000": ["onChatStart", "onChatDone", "onChatAbort", "onChatError", "preRequest",
+            "onResponse", "onMessage", "preToolCall", "onToolCallResult", "onToolCallError",
+            "onScopeRegister", "onScopeUnregister"],
+    "004": ["beforeRun", "afterRun", "beforeToolCall", "afterToolCall", "beforeHandoff",
+            "onStop", "onSubagentStart", "onSubagentStop", "onSessionStart", "onSessionEnd",
+            "onLlmStart", "onLlmEnd"],
+}
 
 
 async def main() -> None:
@@ -144,10 +163,12 @@ async def main() -> None:
     print(f"{'003 struct':<20} {'context':<19} fields")
     await agent.chat("Find notes on hooks")
 
-    print(f"{'004 hook':<17} {'event':<20} context")
-    for name in SEED_004_HOOKS:
-        spec = resolve(name)
-        print(f"{name:<17} {spec.name:<20} {spec.context.__name__}")
+    print(f"{'seed hook':<21} {'event':<20} {'context':<19} may return")
+    for seed, names in SEED_HOOKS.items():
+        for name in names:
+            spec = resolve(name)
+            print(f"{seed} {name:<17} {spec.name:<20} {spec.context.__name__:<19} "
+                  f"{spec.may_return}")
 
 
 if __name__ == "__main__":

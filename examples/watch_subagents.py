@@ -7,7 +7,7 @@ Output:
     editor is delegating to fact_checker (task: check the launch date)
     fact_checker returned: The launch was on 4 October 1957 (Sputnik 1).
     editor is delegating to stylist (task: tighten the intro)
-    stylist returned: Tightened: 'Sputnik 1 launched on 4 October 1957, opening the space age ...
+    stylist returned: Tightened: 'Sputnik 1 launched on 4 October 1957, opening the space age and starting a race that wou ...
 """
 
 import asyncio
