@@ -20,6 +20,27 @@ class RegistrationError(AgentHooksError, ValueError):
     """A hook, matcher, middleware or plugin was registered wrongly."""
 
 
+class ConfigError(RegistrationError):
+    """A plugin or agent is configured wrongly; the message names where and which key:
+    ``policy.toml:3: rules[2].action: 'alow' is not one of allow, deny, ask``.
+
+    ``source`` is the file, class or ``environment`` the value came from, ``key`` the option,
+    variable or dotted path, ``line`` / ``column`` the position of a syntax error, ``problem``
+    what is wrong.
+    """
+
+    def __init__(self, problem: str, *, source: str | None = None, key: str | None = None,
+                 line: int | None = None, column: int | None = None) -> None:
+        self.problem = problem
+        self.source = source
+        self.key = key
+        self.line = line
+        self.column = column
+        where = (source or "") + (f":{line}" if line is not None else "") + (
+            f":{column}" if line is not None and column is not None else "")
+        super().__init__(": ".join([p for p in (where, key) if p] + [problem]))
+
+
 class UnknownEventError(RegistrationError, KeyError):
     """An event name that is neither canonical nor a known alias."""
 
@@ -129,6 +150,7 @@ __all__ = [
     "AgentHooksError",
     "BadReturnError",
     "BudgetExceeded",
+    "ConfigError",
     "DisabledToolError",
     "LimitExceeded",
     "MaxTurnsExceeded",

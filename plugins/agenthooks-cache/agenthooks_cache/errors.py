@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agenthooks import RegistrationError
+from agenthooks import ConfigError
 
 
-class CacheConfigError(RegistrationError):
+class CacheConfigError(ConfigError):
     """An option is invalid: ``CachePlugin: ttl: -1 is not a number of seconds > 0``.
 
     ``source`` is where the value came from (the class given the argument, or ``environment``
@@ -14,10 +14,7 @@ class CacheConfigError(RegistrationError):
     """
 
     def __init__(self, source: str, key: str, problem: str) -> None:
-        self.source = source
-        self.key = key
-        self.problem = problem
-        super().__init__(f"{source}: {key}: {problem}")
+        super().__init__(problem, source=source, key=key)
 
 
 __all__ = ["CacheConfigError"]

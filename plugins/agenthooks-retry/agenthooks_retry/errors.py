@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agenthooks import RegistrationError
+from agenthooks import ConfigError
 
 
-class RetryConfigError(RegistrationError):
+class RetryConfigError(ConfigError):
     """An option is invalid: ``RetryMiddleware: attempts: 0 is not a whole number >= 1``.
 
     ``source`` is where the value came from (the class given the argument, or ``environment``
@@ -14,10 +14,7 @@ class RetryConfigError(RegistrationError):
     """
 
     def __init__(self, source: str, key: str, problem: str) -> None:
-        self.source = source
-        self.key = key
-        self.problem = problem
-        super().__init__(f"{source}: {key}: {problem}")
+        super().__init__(problem, source=source, key=key)
 
 
 __all__ = ["RetryConfigError"]

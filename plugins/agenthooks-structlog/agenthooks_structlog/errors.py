@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from agenthooks import RegistrationError
+from agenthooks import ConfigError
 
 
-class StructlogConfigError(RegistrationError):
+class StructlogConfigError(ConfigError):
     """An option is invalid: ``StructlogPlugin: renderer: 'xml' is not one of 'console', 'json'``.
 
-    ``source`` is where the value came from (``StructlogPlugin`` for a constructor argument,
-    ``environment`` for a variable read when the plugin is loaded by its entry point), ``key``
-    the option or variable name, ``problem`` what is wrong with it.
+    ``source`` is where the value came from (the class given the argument, or ``environment``
+    for a variable read when the plugin is loaded by its entry point), ``key`` the option or
+    variable name, ``problem`` what is wrong with it.
     """
 
     def __init__(self, source: str, key: str, problem: str) -> None:
-        self.source = source
-        self.key = key
-        self.problem = problem
-        super().__init__(f"{source}: {key}: {problem}")
+        super().__init__(problem, source=source, key=key)
 
 
 __all__ = ["StructlogConfigError"]

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-from agenthooks import AgentHooksError
+from agenthooks import AgentHooksError, ConfigError
 
 
-class GuardConfigError(AgentHooksError, ValueError):
+class GuardConfigError(ConfigError):
     """A policy is invalid: ``policy.toml: rules[2].action: 'alow' is not one of allow, deny, ask``.
 
     ``source`` is the file (or ``None`` for a policy built in code), ``key`` the dotted path of
     the bad value (``rules[2].action``, 0-based indexes), ``line`` / ``column`` the position of
     a TOML syntax error, ``problem`` what is wrong.
     """
-
-    def __init__(self, problem: str, *, source: str | None = None, key: str | None = None,
-                 line: int | None = None, column: int | None = None) -> None:
-        self.problem = problem
-        self.source = source
-        self.key = key
-        self.line = line
-        self.column = column
-        where = source or ""
-        if line is not None:
-            where += f":{line}" + (f":{column}" if column is not None else "")
-        parts = [p for p in (where, key) if p]
-        super().__init__(": ".join([*parts, problem]))
 
 
 class PolicyEvaluationError(AgentHooksError):
