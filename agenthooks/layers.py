@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from ._construct import build, context
@@ -32,12 +33,12 @@ PROVIDER_EVENTS = frozenset({"pre_request", "on_response", "on_model_error"})
 TOOL_EVENTS = frozenset({"pre_tool_call", "on_tool_call_result", "on_tool_call_error"})
 
 COMMON = tuple(EventContext.model_fields)
+_common_values = itemgetter(*COMMON)
 
 
 def common(ctx: EventContext) -> dict[str, Any]:
     """The common fields of ``ctx``, to start the next context of the same step."""
-    d = ctx.__dict__
-    return {k: d[k] for k in COMMON}
+    return dict(zip(COMMON, _common_values(ctx.__dict__)))
 
 
 async def call_provider(bus: HookBus, ctx: PreRequestContext, endpoint: CallNext,
@@ -47,16 +48,19 @@ async def call_provider(bus: HookBus, ctx: PreRequestContext, endpoint: CallNext
     Returns the response the run uses, or the ``Deny`` of ``pre_request`` / ``on_response``.
     Raises what the provider raised (or its ``{"error"}`` replacement) when nothing recovered.
     """
-    deny = await bus.run("pre_request", ctx)
-    if deny is not None:
-        return deny
+    if "pre_request" in bus.listened:
+        deny = await bus.run("pre_request", ctx)
+        if deny is not None:
+            return deny
     if ctx.short_circuit == "response" and ctx.response is not None:
         response = ctx.response
     else:
         try:
-            response = await stack.compose(endpoint)(ctx)
+            response = await (stack.compose(endpoint) if stack else endpoint)(ctx)
         except Exception as exc:
             response = await recover_model_error(bus, ctx, exc)
+    if "on_response" not in bus.listened:
+        return response
     after = context(ResponseContext, common(ctx), request=ctx.request, response=response)
     deny = await bus.run("on_response", after)
     return deny if deny is not None else after.response
@@ -128,7 +132,7 @@ async def tool_execute(ctx: PreToolCallContext, endpoint: CallNext, stack: Stack
     """The middleware and the tool itself; an exception becomes an error outcome."""
     started = time.perf_counter()
     try:
-        result = await stack.compose(endpoint)(ctx)
+        result = await (stack.compose(endpoint) if stack else endpoint)(ctx)
     except Exception as exc:
         if ends_run(exc):
             raise

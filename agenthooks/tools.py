@@ -93,8 +93,8 @@ class Tool(Generic[F]):
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validate and coerce ``arguments``; raise ``ToolValidationError`` naming the argument."""
-        try:
-            model = self.args_model.model_validate(arguments)
+        try:  # model_validate without its Python frame
+            model = self.args_model.__pydantic_validator__.validate_python(arguments)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
@@ -103,23 +103,30 @@ class Tool(Generic[F]):
             raise ToolValidationError(
                 f"invalid arguments for tool {self.name!r}: {problems}"
             ) from None
-        return {k: getattr(model, k) for k in type(model).model_fields}
+        return dict(model.__dict__)  # the fields, in order (extra="forbid": nothing else)
 
     async def invoke(self, arguments: dict[str, Any], context: ToolContext | None = None) -> Any:
         """Run the function with validated ``arguments``; sync functions run in a worker thread
         unless the tool is ``inline``."""
-        kwargs = dict(arguments)
-        if self.context_param is not None:
-            kwargs[self.context_param] = context
-        if self.is_async:
-            return await self.fn(**kwargs)
-        if self.inline:
-            result = self.fn(**kwargs)
+        if self.inline and not self.is_async:
+            result = self.call_inline(arguments, context)
         else:
+            kwargs = dict(arguments)
+            if self.context_param is not None:
+                kwargs[self.context_param] = context
+            if self.is_async:
+                return await self.fn(**kwargs)
             result = await asyncio.to_thread(self.fn, **kwargs)
         if type(result) not in _PLAIN and inspect.isawaitable(result):
             result = await result
         return result
+
+    def call_inline(self, arguments: dict[str, Any], context: ToolContext | None = None) -> Any:
+        """Call the function here and now with validated ``arguments``, as ``invoke`` does for
+        an ``inline`` sync tool; an awaitable it returns is the caller's to await."""
+        if self.context_param is None:
+            return self.fn(**arguments)
+        return self.fn(**arguments, **{self.context_param: context})
 
 
 def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[str | None, type[BaseModel]]:

@@ -36,6 +36,22 @@ async def long_job() -> str:
     return "finished"
 
 
+def started(ctx: ChatStartContext) -> None:
+    print("chat started:", ctx.message)
+
+
+def done(ctx: ChatDoneContext) -> None:
+    print("chat done:", ctx.response.finish_reason)
+
+
+def aborted(ctx: ChatAbortContext) -> None:
+    print("chat cancelled:", ctx.reason)
+
+
+def failed(ctx: ChatErrorContext) -> None:
+    print("chat failed:", repr(ctx.error))
+
+
 async def main() -> None:
     model = ScriptedProvider([
         "Hi!",
@@ -44,21 +60,10 @@ async def main() -> None:
     ])
     agent = Agent("assistant", provider=model, tools=[long_job])
 
-    @agent.on("on_chat_start")
-    def started(ctx: ChatStartContext) -> None:
-        print("chat started:", ctx.message)
-
-    @agent.on("on_chat_done")
-    def done(ctx: ChatDoneContext) -> None:
-        print("chat done:", ctx.response.finish_reason)
-
-    @agent.on("on_chat_abort")
-    def aborted(ctx: ChatAbortContext) -> None:
-        print("chat cancelled:", ctx.reason)
-
-    @agent.on("on_chat_error")
-    def failed(ctx: ChatErrorContext) -> None:
-        print("chat failed:", repr(ctx.error))
+    agent.on("on_chat_start", started)
+    agent.on("on_chat_done", done)
+    agent.on("on_chat_abort", aborted)
+    agent.on("on_chat_error", failed)
 
     await agent.chat("Hello")
     try:

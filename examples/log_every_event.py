@@ -33,6 +33,7 @@ Output:
 """
 
 import asyncio
+
 from agenthooks import Agent, ProviderResponse, ScriptedProvider, ToolCall, tool
 from agenthooks.events import EventRecord
 

@@ -126,7 +126,7 @@ document.getElementById("go").onclick = function () {
     });
   });
 };
-</script>""" % '", "'.join(sorted(SHOWN))
+</script>""".replace("%s", '", "'.join(sorted(SHOWN)))
 
 
 async def page(request: Request) -> HTMLResponse:
@@ -157,16 +157,16 @@ async def main() -> None:
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-            async with client.stream("GET", "/chat",
-                                     params={"message": "Book a table for two"}) as response:
-                print("HTTP", response.status_code, response.headers["content-type"])
-                event = ""
-                async for line in response.aiter_lines():
-                    if line.startswith("event: "):
-                        event = line[len("event: "):]
-                    elif line.startswith("data: "):
-                        print(describe(event, json.loads(line[len("data: "):])))
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client, \
+                client.stream("GET", "/chat", params={"message": "Book a table for two"}) \
+                as response:
+            print("HTTP", response.status_code, response.headers["content-type"])
+            event = ""
+            async for line in response.aiter_lines():
+                if line.startswith("event: "):
+                    event = line[len("event: "):]
+                elif line.startswith("data: "):
+                    print(describe(event, json.loads(line[len("data: "):])))
     finally:
         server.should_exit = True
         await serving

@@ -14,7 +14,15 @@ Output:
 import asyncio
 import json
 
-from agenthooks import Agent, Memory, ProviderResponse, ScriptedProvider, ToolCall, ToolContext, tool
+from agenthooks import (
+    Agent,
+    Memory,
+    ProviderResponse,
+    ScriptedProvider,
+    ToolCall,
+    ToolContext,
+    tool,
+)
 from agenthooks.events import MemoryContext
 
 

@@ -33,8 +33,8 @@ async def main() -> None:
     fact_checker = Agent("fact_checker", provider=ScriptedProvider([
         "The launch was on 4 October 1957 (Sputnik 1)."]))
     stylist = Agent("stylist", provider=ScriptedProvider([
-        "Tightened: 'Sputnik 1 launched on 4 October 1957, opening the space age and starting "
-        "a race that would end on the Moon.'"]))
+        ("Tightened: 'Sputnik 1 launched on 4 October 1957, opening the space age and "
+         "starting a race that would end on the Moon.'")]))
     editor = Agent("editor", sub_agents=[fact_checker, stylist], provider=ScriptedProvider([
         delegate("fact_checker", "check the launch date"),
         delegate("stylist", "tighten the intro"),

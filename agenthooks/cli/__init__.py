@@ -11,6 +11,7 @@ Exit codes: 0 success, 1 a broken plugin (``plugins``), 2 a usage or input error
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -46,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"agenthooks {args.command}: error: {exc}", file=sys.stderr)
         return exc.code
     except BrokenPipeError:  # `agenthooks events | head`: the reader left, nothing to report
-        sys.stderr.close()
+        # point stdout at devnull so the interpreter's final flush does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
         print(f"agenthooks {args.command}: interrupted", file=sys.stderr)

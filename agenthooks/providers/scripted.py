@@ -114,9 +114,15 @@ class ScriptedProvider:
             response = ProviderResponse(content=item)
         elif isinstance(item, (BaseException, type)):
             raise item
-        else:
-            response = await self._call(item, request)
-        return self._with_call_ids(response)
+        else:  # a callable, called here rather than through a coroutine of its own
+            result = item(request)
+            if type(result) is not ProviderResponse and inspect.isawaitable(result):
+                result = await result
+            response = self._response(item, result)
+        for call in response.tool_calls:
+            if not call.id:
+                return self._with_call_ids(response)
+        return response
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
         """Yield the next response's content as ``StreamDelta`` pieces, then the response."""
@@ -139,10 +145,8 @@ class ScriptedProvider:
         self._index += 1
         return item
 
-    async def _call(self, item: ScriptCallable, request: ProviderRequest) -> ProviderResponse:
-        result = item(request)
-        if inspect.isawaitable(result):
-            result = await result
+    def _response(self, item: ScriptCallable, result: object) -> ProviderResponse:
+        """What a script callable returned, as a response."""
         if isinstance(result, ProviderResponse):
             return result
         if isinstance(result, str):
@@ -153,8 +157,7 @@ class ScriptedProvider:
         )
 
     def _with_call_ids(self, response: ProviderResponse) -> ProviderResponse:
-        if all(call.id for call in response.tool_calls):
-            return response
+        """``response`` with ids for its tool calls that have none."""
         calls: list[ToolCall] = []
         for call in response.tool_calls:
             if not call.id:

@@ -8,7 +8,8 @@ tool calls ends the loop; its message is held back until ``post_agent`` allowed 
 from __future__ import annotations
 
 from functools import partial
-from .._construct import build, context
+
+from .._construct import chat_message, context, provider_request
 from ..decisions import Deny
 from ..errors import BudgetExceeded, MaxTurnsExceeded, ProviderError, ProviderResponseError
 from ..events.contexts import (
@@ -20,23 +21,26 @@ from ..events.contexts import (
     TurnContext,
 )
 from ..layers import PROVIDER_EVENTS, call_provider
-from ..messages import AgentResponse, ChatMessage, ProviderRequest, ProviderResponse
+from ..messages import ChatMessage, ProviderRequest, ProviderResponse
 from ..providers.base import StreamDelta
 from .run import Run
 from .streaming import TextDelta
 from .toolcalls import run_tool_calls
 
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter"}
+_BETWEEN_TURNS = frozenset({"prepare_next_turn", "should_stop"})
 
 
 class Ended:
-    """How the turns ended: a response, the final message held back (or None), or a deny."""
+    """How the turns ended: the answer's content and finish reason with the final message
+    held back (or None), or a deny."""
 
-    __slots__ = ("response", "held", "deny")
+    __slots__ = ("content", "finish_reason", "held", "deny")
 
-    def __init__(self, response: AgentResponse | None = None, held: ChatMessage | None = None,
-                 deny: Deny | None = None) -> None:
-        self.response = response
+    def __init__(self, content: str | None = None, finish_reason: str = "stop",
+                 held: ChatMessage | None = None, deny: Deny | None = None) -> None:
+        self.content = content
+        self.finish_reason = finish_reason
         self.held = held
         self.deny = deny
 
@@ -48,52 +52,51 @@ async def run_turns(run: Run) -> Ended:
         bus = run.bus
         run.iteration = run.turns
         if "on_loop_start" in bus.listened:
-            await _observe(run, "on_loop_start")
-        over = _over_budget(run)
-        if over is not None:
-            await _stop(run, "max_budget")
-            raise BudgetExceeded(over, run.new_messages)
+            await bus.emit("on_loop_start", context(LoopContext, run.base()))
+        if agent.max_total_tokens is not None or agent.max_cost is not None:
+            over = _over_budget(run)
+            if over is not None:
+                await _stop(run, "max_budget")
+                raise BudgetExceeded(over, run.new_messages)
         messages = run.messages
         if "transform_context" in bus.listened:
             tctx = context(TransformContextContext, run.base(), messages=list(messages))
             await bus.run("transform_context", tctx)
             messages = tctx.messages
-        request = build(ProviderRequest, 
-            model=run.model or "", system=agent.instructions, messages=list(messages),
-            tools=agent.scopes.schemas(), tool_choice=agent.tool_choice,
-            temperature=agent.temperature, reasoning_effort=run.thinking)
+        request = provider_request(run.model or "", agent.instructions, list(messages),
+                                   agent.scopes.schemas(), agent.tool_choice, agent.temperature,
+                                   run.thinking)
         run.turns += 1
-        response = await request_model(run, request)
+        provider = run.provider
+        if (run.sink is None and provider is not None and not bus.provider_stack
+                and not agent.provider_middleware and PROVIDER_EVENTS.isdisjoint(bus.listened)):
+            response = await provider.complete(request)  # request_model's zero-hook path
+        else:
+            response = await request_model(run, request)
         if isinstance(response, Deny):
             if "on_loop_end" in bus.listened:
-                await _observe(run, "on_loop_end")
+                await bus.emit("on_loop_end", context(LoopContext, run.base()))
             return Ended(deny=response)
         usage = response.usage
         if usage.total_tokens or usage.input_tokens or usage.output_tokens or usage.cost:
             run.usage = run.usage + usage
         finish = _FINISH.get(response.finish_reason, "stop")
         if not response.tool_calls:
-            held = build(ChatMessage, role="assistant", content=response.content,
-                                               tool_calls=[], tool_call_id=None, is_error=False,
-                                               name=None)
+            held = chat_message("assistant", response.content, [])
             if "on_loop_end" in bus.listened:
-                await _observe(run, "on_loop_end")
-            return Ended(build(AgentResponse, content=response.content,
-                                                       finish_reason=finish), held)
-        assistant = build(ChatMessage, 
-            role="assistant", content=response.content, tool_calls=list(response.tool_calls),
-            tool_call_id=None, is_error=False, name=None)
-        await run.commit(assistant)
-        outcomes = await run_tool_calls(run, assistant.tool_calls)
+                await bus.emit("on_loop_end", context(LoopContext, run.base()))
+            return Ended(response.content, finish, held)
+        assistant = chat_message("assistant", response.content, list(response.tool_calls))
+        run.append(assistant)
+        if "on_message" in bus.listened:
+            await run.message_event(assistant)
+        terminated = await run_tool_calls(run, assistant.tool_calls)
         if "on_loop_end" in bus.listened:
-            await _observe(run, "on_loop_end")
-        if outcomes and all(o.terminate for o in outcomes):
-            return Ended(build(AgentResponse, content=response.content,
-                                                       finish_reason="terminated"))
-        if {"prepare_next_turn", "should_stop"} & bus.listened and await _between_turns(
-                run, assistant):
-            return Ended(build(AgentResponse, content=response.content,
-                                                       finish_reason="stopped"))
+            await bus.emit("on_loop_end", context(LoopContext, run.base()))
+        if terminated:
+            return Ended(response.content, "terminated")
+        if not _BETWEEN_TURNS.isdisjoint(bus.listened) and await _between_turns(run, assistant):
+            return Ended(response.content, "stopped")
         if run.turns >= agent.max_turns:
             await _stop(run, "max_turns")
             raise MaxTurnsExceeded(
@@ -136,10 +139,6 @@ def _over_budget(run: Run) -> str | None:
 async def _stop(run: Run, reason: str) -> None:
     if "on_stop" in run.bus.listened:
         await run.bus.emit("on_stop", context(StopContext, run.base(), reason=reason))
-
-
-async def _observe(run: Run, event: str) -> None:
-    await run.bus.emit(event, context(LoopContext, run.base()))
 
 
 async def request_model(run: Run, request: ProviderRequest) -> ProviderResponse | Deny:

@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build, context
+from .._construct import chat_message, context
 from ..bus import HookBus
 from ..events.contexts import MessageContext
 from ..messages import ChatMessage, ToolCall, Usage
@@ -121,6 +121,13 @@ class Run:
 
     async def commit(self, message: ChatMessage) -> None:
         """Append ``message`` to history and the working transcript, then ``on_message``."""
+        self.append(message)
+        if "on_message" in self.bus.listened:
+            await self.message_event(message)
+
+    def append(self, message: ChatMessage) -> None:
+        """``commit`` without the event: the hot path appends, then awaits ``message_event``
+        only when ``on_message`` is listened to."""
         self.history.append(message)
         self.messages.append(message)
         self.new_messages.append(message)
@@ -129,9 +136,10 @@ class Run:
                 self.open_calls[call.id] = call
         elif message.tool_call_id is not None:
             self.open_calls.pop(message.tool_call_id, None)
-        if "on_message" in self.bus.listened:
-            await self.bus.emit("on_message",
-                                context(MessageContext, self.base(), message=message))
+
+    async def message_event(self, message: ChatMessage) -> None:
+        """``on_message`` for ``message``, already appended."""
+        await self.bus.emit("on_message", context(MessageContext, self.base(), message=message))
 
     def close_open_calls(self, text: str) -> list[ChatMessage]:
         """Write an error tool message for every open call, without awaiting (teardown)."""
@@ -160,8 +168,7 @@ class Run:
 
 def tool_message(call: ToolCall, content: str, *, is_error: bool = False) -> ChatMessage:
     """The tool message answering ``call``."""
-    return build(ChatMessage, role="tool", content=content, tool_calls=[],
-                                       tool_call_id=call.id, is_error=is_error, name=call.name)
+    return chat_message("tool", content, [], call.id, is_error, call.name)
 
 
 _PREFIX = uuid.uuid4().hex[:12]

@@ -14,7 +14,7 @@ from typing import Any
 
 import structlog
 
-from .._construct import build, context
+from .._construct import agent_response, chat_message, context
 from ..decisions import Deny
 from ..errors import RunAborted, StopRun
 from ..events.contexts import (
@@ -36,6 +36,9 @@ from .streaming import FinalResponse, StreamEvent, TextDelta
 
 log = structlog.get_logger("agenthooks")
 
+# a done run has work after its answer only when one of these is listened to
+_DONE_EVENTS = frozenset({"on_chat_done", "on_chat_end", "on_session_end"})
+
 
 async def execute_run(run: Run, message: str) -> AgentResponse:
     """Run ``run`` on the user ``message``; ends with exactly one terminal event."""
@@ -54,7 +57,8 @@ async def execute_run(run: Run, message: str) -> AgentResponse:
     except Exception as exc:
         await _end_failed(run, exc, started)
         raise
-    await _end_done(run, response, started)
+    if not _DONE_EVENTS.isdisjoint(run.bus.listened):
+        await _end_done(run, response, started)
     return response
 
 
@@ -78,8 +82,10 @@ async def _body(run: Run, message: str) -> AgentResponse:
             return await _denied(run, deny.text())
         message = uctx.message
     run.input = message
-    await run.commit(build(ChatMessage, role="user", content=message, tool_calls=[],
-                                                 tool_call_id=None, is_error=False, name=None))
+    user = chat_message("user", message, [])
+    run.append(user)
+    if "on_message" in bus.listened:
+        await run.message_event(user)
     return await run_agent(run, message)
 
 
@@ -95,48 +101,48 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
             return await _denied(run, deny.text())
         if pctx.short_circuit == "response" and pctx.response is not None:
             response = pctx.response
-            held = build(ChatMessage, role="assistant", content=response.content,
-                                               tool_calls=[], tool_call_id=None, is_error=False,
-                                               name=None)
-            return await _finish_agent(run, task, response, held, streamed=False)
+            held = chat_message("assistant", response.content, [])
+            return await _finish_agent(run, task, response.content, response.finish_reason,
+                                       held, streamed=False)
     ended = await run_turns(run)
     if ended.deny is not None:
         return await _denied(run, ended.deny.text())
-    assert ended.response is not None
-    return await _finish_agent(run, task, ended.response, ended.held)
+    return await _finish_agent(run, task, ended.content, ended.finish_reason, ended.held)
 
 
-async def _finish_agent(run: Run, task: str, response: AgentResponse,
+async def _finish_agent(run: Run, task: str, content: str | None, finish_reason: str,
                         held: ChatMessage | None, *, streamed: bool = True) -> AgentResponse:
     bus = run.bus
     if "post_agent" in bus.listened:
-        response = _completed(run, response)
-        actx = context(PostAgentContext, run.base(), input=task, response=response)
+        actx = context(PostAgentContext, run.base(), input=task,
+                       response=_completed(run, content, finish_reason))
         deny = await bus.run("post_agent", actx)
         if deny is not None:
             return await _denied(run, deny.text())
-        response = actx.response
+        content, finish_reason = actx.response.content, actx.response.finish_reason
     if held is not None:
-        if held.content != response.content:
-            held = held.model_copy(update={"content": response.content})
-        await run.commit(held)
+        if held.content != content:
+            held = held.model_copy(update={"content": content})
+        run.append(held)
+        if "on_message" in bus.listened:
+            await run.message_event(held)
     # a gated stream releases the allowed answer now; a pre_agent short-circuit never
     # streamed its answer, so it goes out as one chunk like a cached response
-    if (run.gated or not streamed) and run.sink is not None and response.content:
-        await run.send(TextDelta(response.content))
-    return _completed(run, response)
+    if (run.gated or not streamed) and run.sink is not None and content:
+        await run.send(TextDelta(content))
+    return _completed(run, content, finish_reason)
 
 
-def _completed(run: Run, response: AgentResponse) -> AgentResponse:
-    """``response`` with the run's messages, usage, turn count and answering agent."""
-    return build(AgentResponse, content=response.content, finish_reason=response.finish_reason,
-                 messages=list(run.new_messages), usage=run.usage, iterations=run.turns,
-                 agent=run.agent.name)
+def _completed(run: Run, content: str | None, finish_reason: str) -> AgentResponse:
+    """The response of ``run``: ``content`` and ``finish_reason`` with the run's messages,
+    usage, turn count and answering agent."""
+    return agent_response(content, finish_reason, list(run.new_messages), run.usage, run.turns,
+                          run.agent.name)
 
 
 async def _denied(run: Run, reason: str) -> AgentResponse:
     await run.announce(run.close_open_calls(reason))  # open calls get their messages first
-    return _completed(run, build(AgentResponse, content=reason, finish_reason="denied"))
+    return _completed(run, reason, "denied")
 
 
 async def _race_signal(run: Run, message: str) -> AgentResponse:

@@ -8,11 +8,12 @@ order its after-event and tool message. Hooks of one batch never overlap.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build, context
+from .._construct import context
 from ..errors import DisabledToolError, ToolValidationError, UnknownToolError, ends_run
 from ..events.contexts import HandoffContext, PreAgentContext, PreToolCallContext, SubagentContext
 from ..layers import TOOL_EVENTS, ToolOutcome, tool_after, tool_before, tool_execute
@@ -20,6 +21,9 @@ from ..messages import ToolCall
 from ..tools import Tool, ToolContext, serialize_result
 from .run import Run, tool_message
 from .streaming import ToolCallEnd, ToolCallStart
+
+# tool results that are never awaitable: the awaitable test is skipped for them
+_PLAIN = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 
 if TYPE_CHECKING:
     from ..decisions import Deny
@@ -40,11 +44,14 @@ class _Call:
         self.outcome: ToolOutcome | None = None
 
 
-async def run_tool_calls(run: Run, calls: list[ToolCall]) -> list[ToolOutcome]:
-    """Run ``calls`` and write their tool messages; returns the final outcomes in call order."""
-    hot = bool(TOOL_EVENTS & run.bus.listened) or bool(run.bus.tool_stack) or bool(
-        run.agent.tool_middleware)
-    if run.agent.parallel_tool_calls and len(calls) > 1:
+async def run_tool_calls(run: Run, calls: list[ToolCall]) -> bool:
+    """Run ``calls`` and write their tool messages; True when every call (at least one) asked
+    to end the run (``terminate``)."""
+    bus = run.bus
+    agent = run.agent
+    hot = (not TOOL_EVENTS.isdisjoint(bus.listened) or bool(bus.tool_stack)
+           or bool(agent.tool_middleware))
+    if agent.parallel_tool_calls and len(calls) > 1:
         flights: list[_Call] = []
         for call in calls:
             flights.append(await _prepare(run, call, hot, _claimed(flights)))
@@ -52,20 +59,53 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> list[ToolOutcome]:
         results = await _gather(*(_execute(run, f, hot) for f in pending))
         for flight, outcome in zip(pending, results):
             flight.outcome = outcome
-        for flight in flights:
-            await _finish(run, flight, hot)
-        await _hand_over_after(run, flights)
-        return [f.outcome for f in flights if f.outcome is not None]
-    outcomes = []
-    done = []
-    for call in calls:
-        flight = await _prepare(run, call, hot, _claimed(done))
-        if flight.outcome is None:
-            flight.outcome = await _execute(run, flight, hot)
-        outcomes.append(await _finish(run, flight, hot))
-        done.append(flight)
-    await _hand_over_after(run, done)
-    return outcomes
+        outcomes = [await _finish(run, flight, hot) for flight in flights]
+    elif hot or run.sink is not None:
+        outcomes = []
+        flights = []
+        for call in calls:
+            flight = await _prepare(run, call, hot, _claimed(flights))
+            if flight.outcome is None:
+                flight.outcome = await _execute(run, flight, hot)
+            outcomes.append(await _finish(run, flight, hot))
+            flights.append(flight)
+    else:  # no hook layer, no stream: each tool runs bare and writes its message at once
+        outcomes = []  # (nothing but a hook can ask to terminate)
+        flights = []
+        for call in calls:
+            flight = _resolve(run, call)
+            tool = flight.tool
+            if flight.outcome is None and tool is not None and tool.handoff is not None:
+                flight.outcome = await _handoff_refused(run, call, tool.handoff,
+                                                        _claimed(flights))
+            if flight.outcome is None:
+                assert tool is not None and flight.arguments is not None
+                try:
+                    if _inline(tool):
+                        result = tool.call_inline(flight.arguments,
+                                                  _tool_context(run, tool, call))
+                        if type(result) not in _PLAIN and inspect.isawaitable(result):
+                            result = await result
+                    else:
+                        result = await _invoke(run, tool, call, flight.arguments)
+                except Exception as exc:
+                    if ends_run(exc):
+                        raise
+                    flight.outcome = ToolOutcome(call, error=exc, source="handler")
+                else:
+                    message = tool_message(call, serialize_result(result))
+            if flight.outcome is not None:
+                message = tool_message(call, flight.outcome.error_text(), is_error=True)
+            run.append(message)
+            if "on_message" in bus.listened:
+                await run.message_event(message)
+            flights.append(flight)
+    # the batch's first allowed handoff, once every call has its tool message: the calls of
+    # one assistant message belong to the agent that made them
+    target = _claimed(flights)
+    if target is not None:
+        await _hand_over(run, target)
+    return bool(outcomes) and all(o.terminate for o in outcomes)
 
 
 async def _gather(*calls: Awaitable[ToolOutcome]) -> list[ToolOutcome]:
@@ -84,9 +124,24 @@ async def _prepare(run: Run, call: ToolCall, hot: bool, claimed: Agent | None) -
     """Find and validate the tool, then ``pre_tool_call``; sets ``outcome`` when the call
     must not execute (unknown, disabled, invalid, denied, short-circuited, handoff refused;
     ``claimed`` is the agent an earlier call of the batch already hands over to)."""
-    flight = _Call(call)
     if run.sink is not None:
         await run.sink(ToolCallStart(call))
+    flight = _resolve(run, call)
+    if hot:
+        flight.ctx = context(PreToolCallContext,
+            run.base(), call=call, tool=flight.tool, tool_call_id=call.id, scope=flight.scope,
+            result=None, error=None, short_circuit=None)
+        if flight.outcome is None and "pre_tool_call" in run.bus.listened:
+            flight.outcome = await tool_before(run.bus, flight.ctx)
+    if flight.outcome is None and flight.tool is not None and flight.tool.handoff is not None:
+        flight.outcome = await _handoff_refused(run, call, flight.tool.handoff, claimed)
+    return flight
+
+
+def _resolve(run: Run, call: ToolCall) -> _Call:
+    """The call with its tool and validated arguments, or the outcome of an unknown tool, a
+    disabled scope or invalid arguments."""
+    flight = _Call(call)
     found = run.agent.scopes.lookup(call.name)
     if found is None:
         offered = ", ".join(run.agent.scopes.names()) or "none"
@@ -102,24 +157,21 @@ async def _prepare(run: Run, call: ToolCall, hot: bool, claimed: Agent | None) -
                 flight.arguments = flight.tool.validate(call.arguments)
             except ToolValidationError as exc:
                 flight.outcome = ToolOutcome(call, error=exc, source="validation")
-    if hot:
-        flight.ctx = context(PreToolCallContext, 
-            run.base(), call=call, tool=flight.tool, tool_call_id=call.id, scope=flight.scope,
-            result=None, error=None, short_circuit=None)
-        if flight.outcome is None:
-            flight.outcome = await tool_before(run.bus, flight.ctx)
-    if flight.outcome is None and flight.tool is not None and flight.tool.handoff is not None:
-        target = flight.tool.handoff
-        if claimed is not None:
-            flight.outcome = ToolOutcome(call, error=(
-                f"handoff to {target.name} ignored: this turn already hands the conversation "
-                f"to {claimed.name}"), source="denied", denied=True)
-        else:
-            deny = await _handoff_gate(run, target)
-            if deny is not None:
-                flight.outcome = ToolOutcome(call, error=deny.text(call.name), source="denied",
-                                             denied=True)
     return flight
+
+
+async def _handoff_refused(run: Run, call: ToolCall, target: Agent,
+                           claimed: Agent | None) -> ToolOutcome | None:
+    """The outcome of a handoff call that must not execute (another call of the batch hands
+    over already, or a gate refused it), else None."""
+    if claimed is not None:
+        return ToolOutcome(call, error=(
+            f"handoff to {target.name} ignored: this turn already hands the conversation "
+            f"to {claimed.name}"), source="denied", denied=True)
+    deny = await _handoff_gate(run, target)
+    if deny is not None:
+        return ToolOutcome(call, error=deny.text(call.name), source="denied", denied=True)
+    return None
 
 
 async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
@@ -130,6 +182,11 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
             arguments = flight.arguments
         else:
             arguments = tool.validate(ctx.call.arguments)
+        if _inline(tool):  # _invoke without its coroutine
+            result = tool.call_inline(arguments, _tool_context(run, tool, ctx.call))
+            if type(result) not in _PLAIN and inspect.isawaitable(result):
+                result = await result
+            return result
         return await _invoke(run, tool, ctx.call, arguments)
 
     if hot:
@@ -153,19 +210,30 @@ async def _invoke(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str
         return await delegate(run, tool.subagent, str(arguments.get("task", "")), call.id)
     if tool.handoff is not None:
         return f"Transferred to {tool.handoff.name}."
-    context = None
-    if tool.context_param is not None:
-        context = ToolContext(call=call, agent=run.agent.name, run_id=run.run_id,
-                              branch=run.branch, memory=run.memory,
-                              session_id=run.session.id if run.session is not None else None)
-    return await tool.invoke(arguments, context)
+    return await tool.invoke(arguments, _tool_context(run, tool, call))
+
+
+def _inline(tool: Tool[Any]) -> bool:
+    """True for a sync function the tool runs on the loop (``Tool.call_inline``)."""
+    return tool.inline and not tool.is_async and tool.subagent is None and tool.handoff is None
+
+
+def _tool_context(run: Run, tool: Tool[Any], call: ToolCall) -> ToolContext | None:
+    """What a tool with a ``ToolContext`` parameter receives (None for the others)."""
+    if tool.context_param is None:
+        return None
+    return ToolContext(call=call, agent=run.agent.name, run_id=run.run_id, branch=run.branch,
+                       memory=run.memory,
+                       session_id=run.session.id if run.session is not None else None)
 
 
 async def _finish(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
     """The after-event, then the call's one tool message."""
     outcome = flight.outcome
     assert outcome is not None
-    if hot and flight.ctx is not None:
+    if hot and flight.ctx is not None and (
+            "on_tool_call_error" if outcome.error is not None else "on_tool_call_result"
+    ) in run.bus.listened:
         outcome = await tool_after(run.bus, flight.ctx, outcome)
     if outcome.error is not None:
         text = outcome.error_text()
@@ -206,14 +274,6 @@ def _claimed(flights: list[_Call]) -> Agent | None:
                 outcome is None or outcome.error is None):
             return tool.handoff  # type: ignore[no-any-return]
     return None
-
-
-async def _hand_over_after(run: Run, flights: list[_Call]) -> None:
-    """The batch's first allowed handoff, once every call has its tool message: the calls of
-    one assistant message belong to the agent that made them."""
-    target = _claimed(flights)
-    if target is not None:
-        await _hand_over(run, target)
 
 
 async def _hand_over(run: Run, target: Agent) -> None:

@@ -48,6 +48,7 @@ h1 { font-size: 17px; margin: 0 0 4px; }
 .span.status-recovered { background: var(--recovered); color: var(--text);
   box-shadow: inset 0 0 0 2px var(--error); }
 .span.status-open { opacity: .6; border: 1px dashed var(--text); }
+.span.selected { outline: 2px solid var(--text); outline-offset: 1px; }
 .mark { position: absolute; top: 3px; width: 9px; height: 9px; margin-left: -4px;
   transform: rotate(45deg); background: var(--muted); z-index: 1; }
 .mark.status-error { background: var(--error); }
@@ -177,6 +178,21 @@ JS = """
     show(s, index === null ? null : s.marks[Number(index)], event.clientX, event.clientY);
   });
   root.addEventListener("mouseleave", function () { tooltip.hidden = true; });
+
+  // #span-ID opens that span's details on load: a link to one span of a recording
+  function openFromHash() {
+    var match = /^#span-(\\d+)$/.exec(window.location.hash);
+    var bar = match && document.querySelector('.span[data-span-id="' + match[1] + '"]');
+    var previous = document.querySelector(".span.selected");
+    if (previous) previous.classList.remove("selected");
+    if (!bar) return;
+    bar.classList.add("selected");
+    bar.scrollIntoView({block: "center"});
+    var box = bar.getBoundingClientRect();
+    show(byId[match[1]], null, box.left, box.bottom);
+  }
+  window.addEventListener("hashchange", openFromHash);
+  openFromHash();
   document.body.setAttribute("data-rendered", String(data.spans.length));
 })();
 """

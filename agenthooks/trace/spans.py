@@ -160,7 +160,8 @@ class _Builder:
     def add(self, r: dict[str, Any]) -> None:
         event = str(r["type"])
         if not r.get("run_id"):
-            point = self.new("event", event, r, None)
+            agent = r.get("agent")
+            point = self.new("event", f"{event} ({agent})" if agent else event, r, None)
             point.end = point.start
             point.details = {"input": preview(r.get("input")), "output": preview(r.get("output"))}
             return

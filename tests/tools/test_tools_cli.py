@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from tools_support import SCRIPT, deterministic, record_scenario, run_cli, write_jsonl
 
 from agenthooks.events import CATALOG
+from agenthooks.trace import load_recording
 
 COMMANDS = ("events", "plugins", "demo", "trace")
 
@@ -316,3 +319,49 @@ def test_trace_without_a_file_is_a_usage_error() -> None:
     assert result.returncode == 2
     assert result.stderr.endswith(
         "agenthooks trace: error: the following arguments are required: RUN.jsonl\n")
+
+
+def test_a_reader_that_leaves_early_is_not_an_error(tmp_path: Path) -> None:
+    records = [{"seq": n, "type": "on_loop_start", "mono": n / 1000, "run_id": "r",
+                "agent": "a", "branch": "a", "iteration": n} for n in range(1, 20001)]
+    path = write_jsonl(tmp_path / "long.jsonl", records)
+    process = subprocess.Popen([str(SCRIPT), "trace", str(path)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline() == b"agent a  20.00 s  UNFINISHED\n"
+    process.stdout.close()  # like `agenthooks trace long.jsonl | head -1`
+    assert process.wait(timeout=120) == 0
+    assert process.stderr.read() == b""
+
+
+def test_python_dash_m_runs_the_same_command() -> None:
+    result = subprocess.run([sys.executable, "-m", "agenthooks.cli", "events", "--json"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert [r["event"] for r in json.loads(result.stdout)] == list(CATALOG)
+
+
+# demo ------------------------------------------------------------------------------------
+
+
+def test_demo_passes_its_options_through_to_a_real_endpoint(tmp_path: Path) -> None:
+    from wire_server import WireServer, completion, json_reply
+
+    with WireServer() as server:
+        server.reply(*[json_reply(completion("All done.", model="wire-model"))
+                       for _ in range(20)])
+        result = run_cli("demo", "--base-url", server.url, "--model", "wire-model",
+                         "--record", "run.jsonl", cwd=tmp_path)
+        bodies = server.requests
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert bodies and {b["model"] for b in bodies} == {"wire-model"}
+    records = load_recording(tmp_path / "run.jsonl").records
+    answers = [r["output"]["content"] for r in records if r["type"] == "on_response"]
+    # the recording holds what the server sent (a cache plugin may answer a repeat itself)
+    assert set(answers) == {"All done."} and len(answers) >= len(bodies)
+
+
+def test_demo_usage_error_comes_from_the_demo() -> None:
+    result = run_cli("demo", "--model", "m")
+    assert result.returncode == 2
+    assert "--model needs --base-url" in result.stderr

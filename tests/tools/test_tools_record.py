@@ -132,8 +132,9 @@ async def test_terminal_events_are_on_disk_before_the_caller_gets_control(
         await asyncio.Event().wait()
         return "unreachable"
 
-    script: list[Any] = {"done": ["hello"], "error": [RuntimeError("provider down")],
-                         "abort": [tool_calls("wait_forever")]}[ending]
+    scripts: dict[str, list[Any]] = {"done": ["hello"], "error": [RuntimeError("provider down")],
+                                     "abort": [tool_calls("wait_forever")]}
+    script = scripts[ending]
     agent = Agent("a", provider=ScriptedProvider(script), tools=[wait_forever])
     path = tmp_path / "run.jsonl"
     recorder = Recorder(path)  # never closed in this test: only the flush can put lines there

@@ -5,6 +5,7 @@ And the README's commands take a fresh checkout to a rendered timeline of the de
 from __future__ import annotations
 
 import asyncio
+import html
 import re
 import shlex
 import subprocess
@@ -34,10 +35,23 @@ class DomElements(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.elements.append((tag, {k: v or "" for k, v in attrs}))
 
+    @classmethod
+    def parse(cls, text: str) -> DomElements:
+        dom = cls()
+        dom.feed(text)
+        return dom
+
     def with_class(self, name: str) -> Iterator[dict[str, str]]:
         for _, attrs in self.elements:
             if name in attrs.get("class", "").split():
                 yield attrs
+
+
+def text_of(pattern: str, dom: str) -> str:
+    """The unescaped text the first match of ``pattern`` captures."""
+    match = re.search(pattern, dom)
+    assert match is not None, f"{pattern!r} not in {dom[:500]!r}"
+    return html.unescape(match.group(1))
 
 
 def rendered_dom(page: Path) -> DomElements:
@@ -89,6 +103,28 @@ def test_chromium_renders_one_bar_per_span(scenario_page: tuple[Path, Path]) -> 
                         "researcher": "ok", "lookup": "ok"}
     assert [s["branch"] for s in data["spans"] if s["kind"] == "run"] == [
         "support", "support/researcher"]
+
+
+def test_a_span_link_opens_its_details(scenario_page: tuple[Path, Path]) -> None:
+    recording, page = scenario_page
+    data = page_data(build_trace(load_recording(recording).records), title=recording.name)
+    flaky = next(s for s in data["spans"] if s["name"] == "flaky_api")
+    result = chromium("--virtual-time-budget=5000", "--dump-dom",
+                      f"{page.resolve().as_uri()}#span-{flaky['id']}")
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = result.stdout
+    tooltip = dom.split('<div id="tooltip" role="tooltip"', 1)[1].split("</dl></div>", 1)[0]
+    assert " hidden" not in tooltip.split(">", 1)[0]
+    assert text_of('<div class="title">(.*?)</div>', tooltip) == flaky["label"]
+    assert text_of('<div class="err">(.*?)</div>', tooltip) == "upstream returned 503"
+    fields = {html.unescape(k): html.unescape(v)
+              for k, v in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", tooltip)}
+    assert {k: fields[k] for k in ("kind", "branch", "status", "tool_call_id", "arguments")} == {
+        "kind": "tool", "branch": "support", "status": "error",
+        "tool_call_id": flaky["details"]["tool_call_id"], "arguments": "{}"}
+    assert re.fullmatch(r"\d+(\.\d)? ms", fields["duration"]), fields["duration"]
+    selected = [a for a in DomElements.parse(dom).with_class("selected")]
+    assert [a["data-span-id"] for a in selected] == [str(flaky["id"])]
 
 
 def test_screenshot_shows_error_bars_in_red(scenario_page: tuple[Path, Path]) -> None:

@@ -163,7 +163,7 @@ def test_events_outside_a_run_are_points() -> None:
     records = [{"seq": 1, "type": "on_scope_register", "mono": 1.0, "run_id": "", "agent": "a",
                 "branch": "a", "input": None, "output": None}]
     trace = build_trace(records)
-    assert render_tree(trace) == "on_scope_register\n"
+    assert render_tree(trace) == "on_scope_register (a)\n"
     assert trace.spans[0].kind == "event"
 
 
