@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
@@ -66,6 +67,39 @@ async def floor_run(message: str) -> dict[str, Any]:
     raise RuntimeError("max turns")
 
 
+_SCHEMAS = [{"type": "function", "function": {"name": "add", "parameters": {
+    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}}]
+_TYPES = {"add": {"a": int, "b": int}}
+
+
+async def floor_same_steps(message: str) -> dict[str, Any]:
+    """The hand-written loop doing every step agenthooks does without hooks: a request per
+    turn (model, system prompt, a copy of the transcript, the tool schemas), the tool's
+    arguments checked against its signature, the result serialized as JSON, the run's
+    response with its new messages and turn count."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": message}]
+    tools = {"add": _floor_add}
+    for turn in range(25):
+        request = {"model": "", "system": "Add numbers.", "messages": list(messages),
+                   "tools": list(_SCHEMAS)}
+        reply = await _floor_provider(request["messages"])
+        messages.append({"role": "assistant", "content": reply["content"],
+                         "tool_calls": reply["tool_calls"]})
+        if not reply["tool_calls"]:
+            return {"content": reply["content"], "finish_reason": "stop",
+                    "messages": list(messages), "iterations": turn + 1}
+        for call in reply["tool_calls"]:
+            types = _TYPES[call["name"]]
+            arguments = call["arguments"]
+            if set(arguments) != set(types) or not all(
+                    type(arguments[k]) is t for k, t in types.items()):
+                raise TypeError(f"bad arguments for {call['name']}")
+            result = tools[call["name"]](**arguments)
+            messages.append({"role": "tool", "tool_call_id": call["id"],
+                             "content": json.dumps(result)})
+    raise RuntimeError("max turns")
+
+
 # ours ----------------------------------------------------------------------------------------
 
 class PassThrough(Middleware):
@@ -106,7 +140,9 @@ async def _time(run: Callable[[], Awaitable[Any]], number: int, repeat: int) -> 
 
 async def measure(number: int = 2000, repeat: int = 5) -> list[tuple[str, float]]:
     """(row, seconds per run) for the floor and each setup."""
-    rows = [("floor (hand-written loop)", await _time(lambda: floor_run("2+3?"), number, repeat))]
+    rows = [("floor (hand-written loop)", await _time(lambda: floor_run("2+3?"), number, repeat)),
+            ("hand-written loop, same steps",
+             await _time(lambda: floor_same_steps("2+3?"), number, repeat))]
     for setup in ("0 hooks", "5 observers", "on_event", "5 middleware"):
         agent = make_agent(setup)
 
@@ -147,12 +183,13 @@ async def floor_memory(runs: int = 10_000) -> float:
 def main() -> None:
     """Print the agent-run table."""
     rows = asyncio.run(measure())
-    floor = rows[0][1]
-    no_hooks = rows[1][1]
+    floor, same_steps = rows[0][1], rows[1][1]
+    no_hooks = next(s for name, s in rows if name == "agenthooks, 0 hooks")
     print("\n## One agent run (user → 1 tool call → answer), scripted model")
-    print(f"{'case':34} {'µs/run':>9} {'× floor':>8} {'× 0 hooks':>10}")
+    print(f"{'case':34} {'µs/run':>9} {'× floor':>8} {'× same steps':>13} {'× 0 hooks':>10}")
     for name, seconds in rows:
-        print(f"{name:34} {seconds * 1e6:9.1f} {seconds / floor:8.1f} {seconds / no_hooks:10.2f}")
+        print(f"{name:34} {seconds * 1e6:9.1f} {seconds / floor:8.1f} "
+              f"{seconds / same_steps:13.1f} {seconds / no_hooks:10.2f}")
     print("targets: 0 hooks ≤ 5× floor; 5 observers ≤ 1.5× our 0-hook figure")
     per_run, elapsed = asyncio.run(concurrent_memory())
     floor_per_run = asyncio.run(floor_memory())

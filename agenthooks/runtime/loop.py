@@ -15,12 +15,13 @@ from ..errors import BudgetExceeded, MaxTurnsExceeded, ProviderError, ProviderRe
 from ..events.contexts import (
     LoopContext,
     PreRequestContext,
+    ResponseContext,
     StopContext,
     StreamContext,
     TransformContextContext,
     TurnContext,
 )
-from ..layers import PROVIDER_EVENTS, call_provider
+from ..layers import PROVIDER_EVENTS, call_provider, recover_model_error
 from ..messages import ChatMessage, ProviderRequest, ProviderResponse
 from ..providers.base import StreamDelta
 from .run import Run
@@ -149,18 +150,33 @@ async def request_model(run: Run, request: ProviderRequest) -> ProviderResponse 
         raise ProviderError(f"agent {run.agent.name!r} has no provider: pass provider=...")
     stack = bus.provider_stack + run.agent.provider_middleware
     streaming = run.sink is not None
-    if not streaming and not stack and not PROVIDER_EVENTS & bus.listened:
-        response: ProviderResponse = await provider.complete(request)  # the zero-hook path
-        return response
-    ctx = context(
-        PreRequestContext, run.base(), request=request, response=None, short_circuit=None, provider=provider,
-        stream=streaming, chunks_sent=0)
+    listened = bus.listened
+    if not streaming and not stack and "pre_request" not in listened:
+        # nothing wraps the call: build a context only for the after-events someone hears
+        try:
+            response: ProviderResponse = await provider.complete(request)
+        except Exception as exc:
+            if "on_model_error" not in listened:
+                raise
+            response = await recover_model_error(bus, _request_context(run, request), exc)
+        if "on_response" not in listened:
+            return response
+        after = context(ResponseContext, run.base(), request=request, response=response)
+        deny = await bus.run("on_response", after)
+        return deny if deny is not None else after.response
+    ctx = _request_context(run, request)
     endpoint = partial(_stream, run) if streaming else _complete
     result = await call_provider(bus, ctx, endpoint, stack)
     if (streaming and not run.gated and isinstance(result, ProviderResponse)
             and ctx.chunks_sent == 0 and result.content):
         await run.send(TextDelta(result.content))  # a cached or recovered answer: one chunk
     return result
+
+
+def _request_context(run: Run, request: ProviderRequest) -> PreRequestContext:
+    return context(PreRequestContext, run.base(), request=request, response=None,
+                   short_circuit=None, provider=run.provider, stream=run.sink is not None,
+                   chunks_sent=0)
 
 
 async def _complete(ctx: PreRequestContext) -> ProviderResponse:
