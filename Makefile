@@ -32,7 +32,8 @@ bench-peers: $(STAMP)
 	$(MAKE) -C benchmarks/peers
 
 lint: $(STAMP)
-	$(PY) -m ruff check agenthooks tests plugins benchmarks
+	$(PY) -m ruff check agenthooks tests plugins benchmarks examples
+	$(PY) -m ruff format --check agenthooks tests plugins benchmarks examples
 
 typecheck: $(STAMP)
 	$(PY) -m mypy agenthooks

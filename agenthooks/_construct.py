@@ -56,8 +56,9 @@ def build(cls: type[M], /, **values: Any) -> M:
 
 
 @cache
-def _context_plan(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...],
-                                                  tuple[tuple[str, Any], ...]]:
+def _context_plan(
+    cls: type[BaseModel],
+) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]:
     """The template, then apart the factories of the common fields (which a base carries)
     and those of the event's own fields (most contexts have none)."""
     from .events.contexts import EventContext
@@ -88,43 +89,87 @@ def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
 # Each constructor below gives exactly what ``build`` gives with every field passed (the same
 # values, every field in the fields-set), at a fraction of its cost.
 
-def chat_message(role: str, content: str | None, tool_calls: list[Any],
-                 tool_call_id: str | None = None, is_error: bool = False,
-                 name: str | None = None) -> _messages.ChatMessage:
+
+def chat_message(
+    role: str,
+    content: str | None,
+    tool_calls: list[Any],
+    tool_call_id: str | None = None,
+    is_error: bool = False,
+    name: str | None = None,
+) -> _messages.ChatMessage:
     """A ``ChatMessage`` with every field set."""
     obj = _new(_messages.ChatMessage)
-    _set_dict(obj, {"role": role, "content": content, "tool_calls": tool_calls,
-                           "tool_call_id": tool_call_id, "is_error": is_error, "name": name})
+    _set_dict(
+        obj,
+        {
+            "role": role,
+            "content": content,
+            "tool_calls": tool_calls,
+            "tool_call_id": tool_call_id,
+            "is_error": is_error,
+            "name": name,
+        },
+    )
     _set_fields(obj, {"role", "content", "tool_calls", "tool_call_id", "is_error", "name"})
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj
 
 
-def provider_request(model: str, system: str | None, messages: list[Any],
-                     tools: list[dict[str, Any]], tool_choice: str | dict[str, Any] | None,
-                     temperature: float | None,
-                     reasoning_effort: str | None) -> _messages.ProviderRequest:
+def provider_request(
+    model: str,
+    system: str | None,
+    messages: list[Any],
+    tools: list[dict[str, Any]],
+    tool_choice: str | dict[str, Any] | None,
+    temperature: float | None,
+    reasoning_effort: str | None,
+) -> _messages.ProviderRequest:
     """A ``ProviderRequest`` with every field set."""
     obj = _new(_messages.ProviderRequest)
-    _set_dict(obj, {"model": model, "system": system, "messages": messages,
-                           "tools": tools, "tool_choice": tool_choice,
-                           "temperature": temperature, "reasoning_effort": reasoning_effort})
-    _set_fields(obj, {"model", "system", "messages", "tools", "tool_choice",
-                                          "temperature", "reasoning_effort"})
+    _set_dict(
+        obj,
+        {
+            "model": model,
+            "system": system,
+            "messages": messages,
+            "tools": tools,
+            "tool_choice": tool_choice,
+            "temperature": temperature,
+            "reasoning_effort": reasoning_effort,
+        },
+    )
+    _set_fields(
+        obj,
+        {"model", "system", "messages", "tools", "tool_choice", "temperature", "reasoning_effort"},
+    )
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj
 
 
-def agent_response(content: str | None, finish_reason: str, messages: list[Any],
-                   usage: _messages.Usage, iterations: int,
-                   agent: str | None) -> _messages.AgentResponse:
+def agent_response(
+    content: str | None,
+    finish_reason: str,
+    messages: list[Any],
+    usage: _messages.Usage,
+    iterations: int,
+    agent: str | None,
+) -> _messages.AgentResponse:
     """An ``AgentResponse`` with every field set."""
     obj = _new(_messages.AgentResponse)
-    _set_dict(obj, {"content": content, "finish_reason": finish_reason,
-                           "messages": messages, "usage": usage, "iterations": iterations,
-                           "agent": agent})
+    _set_dict(
+        obj,
+        {
+            "content": content,
+            "finish_reason": finish_reason,
+            "messages": messages,
+            "usage": usage,
+            "iterations": iterations,
+            "agent": agent,
+        },
+    )
     _set_fields(obj, {"content", "finish_reason", "messages", "usage", "iterations", "agent"})
     _set_extra(obj, None)
     _set_private(obj, None)
@@ -132,6 +177,6 @@ def agent_response(content: str | None, finish_reason: str, messages: list[Any],
 
 
 # last: messages imports ``build`` from this module, whichever of the two is imported first
-from . import messages as _messages
+from . import messages as _messages  # noqa: E402
 
 __all__ = ["agent_response", "build", "chat_message", "context", "provider_request"]

@@ -74,11 +74,30 @@ class Disposer:
 class _Registration:
     """One handler on one event, as registered."""
 
-    __slots__ = ("fn", "event", "priority", "seq", "matcher", "errors", "guard", "once",
-                 "spent", "is_async", "label")
+    __slots__ = (
+        "fn",
+        "event",
+        "priority",
+        "seq",
+        "matcher",
+        "errors",
+        "guard",
+        "once",
+        "spent",
+        "is_async",
+        "label",
+    )
 
-    def __init__(self, fn: Handler, event: str, priority: int, matcher: Callable[[str], bool] | None,
-                 errors: ErrorPolicy | None, guard: bool, once: bool) -> None:
+    def __init__(
+        self,
+        fn: Handler,
+        event: str,
+        priority: int,
+        matcher: Callable[[str], bool] | None,
+        errors: ErrorPolicy | None,
+        guard: bool,
+        once: bool,
+    ) -> None:
         self.fn = fn
         self.event = event
         self.priority = priority
@@ -88,8 +107,9 @@ class _Registration:
         self.guard = guard
         self.once = once
         self.spent = False  # a once-handler that some emission already called
+        # an object whose __call__ is a coroutine function is awaited too
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(fn, "__call__", None)
+            getattr(type(fn), "__call__", None)  # noqa: B004
         )
         self.label = handler_label(fn)
 
@@ -199,15 +219,37 @@ class HookBus:
     # registration -------------------------------------------------------------------------
 
     @overload
-    def on(self, event: EventName | str, handler: H, *, match: Matcher | None = None,
-           priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
+    def on(
+        self,
+        event: EventName | str,
+        handler: H,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Disposer: ...
     @overload
-    def on(self, event: EventName | str, handler: None = None, *, match: Matcher | None = None,
-           priority: int = 0, errors: ErrorPolicy | None = None,
-           guard: bool = False) -> Callable[[H], H]: ...
-    def on(self, event: EventName | str, handler: Handler | None = None, *,
-           match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
-           guard: bool = False) -> Disposer | Callable[[H], H]:
+    def on(
+        self,
+        event: EventName | str,
+        handler: None = None,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Callable[[H], H]: ...
+    def on(
+        self,
+        event: EventName | str,
+        handler: Handler | None = None,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Disposer | Callable[[H], H]:
         """Register ``handler`` on ``event`` (a canonical name or a seed alias).
 
         Returns a disposer that removes it. Without ``handler``, returns a decorator that
@@ -217,31 +259,60 @@ class HookBus:
         return self._register(event, handler, match, priority, errors, guard, once=False)
 
     @overload
-    def once(self, event: EventName | str, handler: H, *, match: Matcher | None = None,
-             priority: int = 0, errors: ErrorPolicy | None = None,
-             guard: bool = False) -> Disposer: ...
+    def once(
+        self,
+        event: EventName | str,
+        handler: H,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Disposer: ...
     @overload
-    def once(self, event: EventName | str, handler: None = None, *, match: Matcher | None = None,
-             priority: int = 0, errors: ErrorPolicy | None = None,
-             guard: bool = False) -> Callable[[H], H]: ...
-    def once(self, event: EventName | str, handler: Handler | None = None, *,
-             match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
-             guard: bool = False) -> Disposer | Callable[[H], H]:
+    def once(
+        self,
+        event: EventName | str,
+        handler: None = None,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Callable[[H], H]: ...
+    def once(
+        self,
+        event: EventName | str,
+        handler: Handler | None = None,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Disposer | Callable[[H], H]:
         """Like ``on``, but the handler is removed before its first call."""
         return self._register(event, handler, match, priority, errors, guard, once=True)
 
     def off(self, event: EventName | str, handler: Handler) -> bool:
         """Remove every registration of ``handler`` on ``event``; True if one was removed."""
         spec = resolve(event)
-        found = [r for r in self._registrations.get(spec.name, ()) if r.fn is handler
-                 or r.fn == handler]
+        found = [
+            r for r in self._registrations.get(spec.name, ()) if r.fn is handler or r.fn == handler
+        ]
         for reg in found:
             self._remove(reg)
         return bool(found)
 
-    def _register(self, event: str, handler: Handler | None, match: Matcher | None,
-                  priority: int, errors: ErrorPolicy | None, guard: bool,
-                  once: bool) -> Disposer | Callable[[H], H]:
+    def _register(
+        self,
+        event: str,
+        handler: Handler | None,
+        match: Matcher | None,
+        priority: int,
+        errors: ErrorPolicy | None,
+        guard: bool,
+        once: bool,
+    ) -> Disposer | Callable[[H], H]:
         spec = resolve(event)
         matcher = compile_matcher(spec, match)
         if errors not in (None, "raise", "isolate"):
@@ -249,13 +320,19 @@ class HookBus:
         if not isinstance(priority, int):
             raise RegistrationError(f"priority= must be an int, not {type(priority).__name__}")
         if handler is None:
+
             def decorate(fn: H) -> H:
-                self._add(_Registration(_checked(spec, fn), spec.name, priority, matcher,
-                                        errors, guard, once))
+                self._add(
+                    _Registration(
+                        _checked(spec, fn), spec.name, priority, matcher, errors, guard, once
+                    )
+                )
                 return fn
+
             return decorate
-        reg = _Registration(_checked(spec, handler), spec.name, priority, matcher, errors,
-                            guard, once)
+        reg = _Registration(
+            _checked(spec, handler), spec.name, priority, matcher, errors, guard, once
+        )
         self._add(reg)
         return Disposer(lambda: self._remove(reg))
 
@@ -287,8 +364,11 @@ class HookBus:
         live = {name for name in CATALOG if self._has_listeners(name)}
         self._records = "on_event" in live
         self.listened = frozenset(CATALOG) if self._records else frozenset(live)
-        self._after = self.listened if self._records else frozenset(
-            name for name, sig in self._signals.items() if sig.receivers)
+        self._after = (
+            self.listened
+            if self._records
+            else frozenset(name for name, sig in self._signals.items() if sig.receivers)
+        )
 
     def _has_listeners(self, name: str) -> bool:
         sig = self._signals.get(name)
@@ -310,8 +390,11 @@ class HookBus:
     @property
     def empty(self) -> bool:
         """True when nothing is registered: no handler, receiver or middleware."""
-        return not self._chains and not self._middleware and not any(
-            s.receivers for s in self._signals.values())
+        return (
+            not self._chains
+            and not self._middleware
+            and not any(s.receivers for s in self._signals.values())
+        )
 
     def handlers(self, event: EventName | str) -> list[Handler]:
         """The handlers of ``event`` in the order they run (guards last)."""
@@ -328,7 +411,9 @@ class HookBus:
         return sig
 
     @contextmanager
-    def connected(self, event: EventName | str, handler: Handler, **options: Any) -> Iterator[Handler]:
+    def connected(
+        self, event: EventName | str, handler: Handler, **options: Any
+    ) -> Iterator[Handler]:
         """Register ``handler`` for the duration of a ``with`` block (test helper)."""
         dispose = self.on(event, handler, **options)
         try:
@@ -359,7 +444,9 @@ class HookBus:
         self.provider_stack = Stack(m for m in self._middleware if "provider" in m.stacks)
         self.tool_stack = Stack(m for m in self._middleware if "tool" in m.stacks)
 
-    def load_plugins(self, names: Iterable[str] | None = None, *, strict: bool = False) -> list[Any]:
+    def load_plugins(
+        self, names: Iterable[str] | None = None, *, strict: bool = False
+    ) -> list[Any]:
         """Install the plugins of the ``agenthooks.plugins`` entry points (all, or ``names``).
 
         A plugin that fails to import or set up is reported and skipped unless ``strict``.
@@ -380,7 +467,8 @@ class HookBus:
         ``event`` is a canonical name or an alias; an unknown name raises
         ``UnknownEventError``."""
         if event not in self.listened and (
-                event in CATALOG or (event := resolve(event).name) not in self.listened):
+            event in CATALOG or (event := resolve(event).name) not in self.listened
+        ):
             return
         spec = CATALOG[event]
         ordinary, guards = self._chains.get(event, _EMPTY)
@@ -405,7 +493,8 @@ class HookBus:
         Ordinary handlers run first and stop at a short-circuit or recovery; guards then run
         in their own order; a ``Deny`` from anyone ends the chain."""
         if event not in self.listened and (
-                event in CATALOG or (event := resolve(event).name) not in self.listened):
+            event in CATALOG or (event := resolve(event).name) not in self.listened
+        ):
             return None
         spec = CATALOG[event]
         ordinary, guards = self._chains.get(event, _EMPTY)
@@ -418,8 +507,11 @@ class HookBus:
                     continue
                 try:
                     result = reg.fn(ctx)
-                    if reg.is_async or (result is not None and type(result) not in _PLAIN
-                                        and inspect.isawaitable(result)):
+                    if reg.is_async or (
+                        result is not None
+                        and type(result) not in _PLAIN
+                        and inspect.isawaitable(result)
+                    ):
                         result = await result
                     if result is None:
                         continue
@@ -438,7 +530,8 @@ class HookBus:
     async def check(self, event: str, ctx: EventContext) -> bool:
         """Ask a predicate event: True as soon as one handler returns True."""
         if event not in self.listened and (
-                event in CATALOG or (event := resolve(event).name) not in self.listened):
+            event in CATALOG or (event := resolve(event).name) not in self.listened
+        ):
             return False
         spec = CATALOG[event]
         ordinary, guards = self._chains.get(event, _EMPTY)
@@ -448,8 +541,9 @@ class HookBus:
                 continue
             try:
                 result = reg.fn(ctx)
-                if reg.is_async or (result is not None and type(result) is not bool
-                                    and inspect.isawaitable(result)):
+                if reg.is_async or (
+                    result is not None and type(result) is not bool and inspect.isawaitable(result)
+                ):
                     result = await result
                 if result is not None and not isinstance(result, bool):
                     raise BadReturnError(
@@ -501,8 +595,13 @@ class HookBus:
 
     @staticmethod
     def _log_isolated(reg: _Registration, spec: EventSpec, exc: Exception) -> None:
-        log.warning("hook_error_isolated", hook_event=spec.name, handler=reg.label,
-                    error=f"{type(exc).__name__}: {exc}", guard=reg.guard)
+        log.warning(
+            "hook_error_isolated",
+            hook_event=spec.name,
+            handler=reg.label,
+            error=f"{type(exc).__name__}: {exc}",
+            guard=reg.guard,
+        )
 
     async def _after_chain(self, spec: EventSpec, ctx: EventContext, deny: Deny | None) -> None:
         sig = self._signals.get(spec.name)
@@ -547,32 +646,46 @@ def make_record(name: str, ctx: EventContext, deny: Deny | None) -> EventRecord:
     # Built as one dict literal, in field order, without validation: one record per emission
     # makes this a hot path (a generic trusted build costs ~3x as much for 18 fields).
     record = _new(EventRecord)
-    _set(record, "__dict__", {
-        "run_id": ctx.run_id,
-        "parent_run_id": ctx.parent_run_id,
-        "session_id": ctx.session_id,
-        "agent": ctx.agent,
-        "branch": ctx.branch,
-        "iteration": ctx.iteration,
-        "usage": ctx.usage,
-        "signal": None,
-        "type": name,
-        "timestamp": time.time(),
-        "tool_call_id": data.get("tool_call_id"),
-        "tool_name": tool_name,
-        "input": inp,
-        "output": out,
-        "is_error": error is not None or deny is not None,
-        "duration": data.get("duration"),
-        "error": None if error is None else _error_text(error)
-        if isinstance(error, BaseException) else str(error),
-        "denied": None if deny is None else deny.text(tool_name),
-    })
+    _set(
+        record,
+        "__dict__",
+        {
+            "run_id": ctx.run_id,
+            "parent_run_id": ctx.parent_run_id,
+            "session_id": ctx.session_id,
+            "agent": ctx.agent,
+            "branch": ctx.branch,
+            "iteration": ctx.iteration,
+            "usage": ctx.usage,
+            "signal": None,
+            "type": name,
+            "timestamp": time.time(),
+            "tool_call_id": data.get("tool_call_id"),
+            "tool_name": tool_name,
+            "input": inp,
+            "output": out,
+            "is_error": error is not None or deny is not None,
+            "duration": data.get("duration"),
+            "error": None
+            if error is None
+            else _error_text(error)
+            if isinstance(error, BaseException)
+            else str(error),
+            "denied": None if deny is None else deny.text(tool_name),
+        },
+    )
     _set(record, "__pydantic_fields_set__", set(_RECORD_FIELDS))
     _set(record, "__pydantic_extra__", None)
     _set(record, "__pydantic_private__", None)
     return record
 
 
-__all__ = ["Disposer", "ErrorPolicy", "HookBus", "Matcher", "compile_matcher", "handler_label",
-           "make_record"]
+__all__ = [
+    "Disposer",
+    "ErrorPolicy",
+    "HookBus",
+    "Matcher",
+    "compile_matcher",
+    "handler_label",
+    "make_record",
+]

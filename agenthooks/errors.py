@@ -29,15 +29,25 @@ class ConfigError(RegistrationError):
     what is wrong.
     """
 
-    def __init__(self, problem: str, *, source: str | None = None, key: str | None = None,
-                 line: int | None = None, column: int | None = None) -> None:
+    def __init__(
+        self,
+        problem: str,
+        *,
+        source: str | None = None,
+        key: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
         self.problem = problem
         self.source = source
         self.key = key
         self.line = line
         self.column = column
-        where = (source or "") + (f":{line}" if line is not None else "") + (
-            f":{column}" if line is not None and column is not None else "")
+        where = (
+            (source or "")
+            + (f":{line}" if line is not None else "")
+            + (f":{column}" if line is not None and column is not None else "")
+        )
         super().__init__(": ".join([p for p in (where, key) if p] + [problem]))
 
 

@@ -41,8 +41,9 @@ def common(ctx: EventContext) -> dict[str, Any]:
     return dict(zip(COMMON, _common_values(ctx.__dict__)))
 
 
-async def call_provider(bus: HookBus, ctx: PreRequestContext, endpoint: CallNext,
-                        stack: Stack) -> ProviderResponse | Deny:
+async def call_provider(
+    bus: HookBus, ctx: PreRequestContext, endpoint: CallNext, stack: Stack
+) -> ProviderResponse | Deny:
     """One provider call through the hook layer and ``stack``.
 
     Returns the response the run uses, or the ``Deny`` of ``pre_request`` / ``on_response``.
@@ -66,13 +67,20 @@ async def call_provider(bus: HookBus, ctx: PreRequestContext, endpoint: CallNext
     return deny if deny is not None else after.response
 
 
-async def recover_model_error(bus: HookBus, ctx: PreRequestContext,
-                              exc: Exception) -> ProviderResponse:
+async def recover_model_error(
+    bus: HookBus, ctx: PreRequestContext, exc: Exception
+) -> ProviderResponse:
     """``on_model_error``: the recovered response, or raise the (possibly replaced) error."""
     if "on_model_error" not in bus.listened:
         raise exc
-    ectx = context(ModelErrorContext, common(ctx), request=ctx.request, error=exc,
-                                             response=None, recovered=False)
+    ectx = context(
+        ModelErrorContext,
+        common(ctx),
+        request=ctx.request,
+        error=exc,
+        response=None,
+        recovered=False,
+    )
     await bus.run("on_model_error", ectx)
     if ectx.recovered and ectx.response is not None:
         return ectx.response
@@ -123,8 +131,9 @@ async def tool_before(bus: HookBus, ctx: PreToolCallContext) -> ToolOutcome | No
             arguments = ctx.tool.validate(ctx.call.arguments)
         except ToolValidationError as exc:
             return ToolOutcome(ctx.call, error=exc, source="validation")
-        ctx.__dict__["call"] = build(ToolCall, 
-            id=ctx.call.id, name=ctx.call.name, arguments=arguments)
+        ctx.__dict__["call"] = build(
+            ToolCall, id=ctx.call.id, name=ctx.call.name, arguments=arguments
+        )
     return None
 
 
@@ -136,8 +145,9 @@ async def tool_execute(ctx: PreToolCallContext, endpoint: CallNext, stack: Stack
     except Exception as exc:
         if ends_run(exc):
             raise
-        return ToolOutcome(ctx.call, error=exc, source="handler",
-                           duration=time.perf_counter() - started)
+        return ToolOutcome(
+            ctx.call, error=exc, source="handler", duration=time.perf_counter() - started
+        )
     return ToolOutcome(ctx.call, result=result, duration=time.perf_counter() - started)
 
 
@@ -148,10 +158,20 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
     if outcome.error is not None:
         if not TOOL_EVENTS & bus.listened:
             return outcome
-        ectx = context(ToolErrorContext, 
-            base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
-            scope=ctx.scope, error=outcome.error, source=outcome.source or "handler",
-            result=None, recovered=False, duration=outcome.duration, terminate=False)
+        ectx = context(
+            ToolErrorContext,
+            base,
+            call=outcome.call,
+            tool=ctx.tool,
+            tool_call_id=ctx.tool_call_id,
+            scope=ctx.scope,
+            error=outcome.error,
+            source=outcome.source or "handler",
+            result=None,
+            recovered=False,
+            duration=outcome.duration,
+            terminate=False,
+        )
         await bus.run("on_tool_call_error", ectx)
         outcome.terminate = ectx.terminate
         if not ectx.recovered:
@@ -160,10 +180,17 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
         outcome.error, outcome.source, outcome.result = None, None, ectx.result
     if "on_tool_call_result" not in bus.listened:
         return outcome
-    rctx = context(ToolResultContext, 
-        base, call=outcome.call, tool=ctx.tool, tool_call_id=ctx.tool_call_id,
-        scope=ctx.scope, result=outcome.result, duration=outcome.duration,
-        terminate=outcome.terminate)
+    rctx = context(
+        ToolResultContext,
+        base,
+        call=outcome.call,
+        tool=ctx.tool,
+        tool_call_id=ctx.tool_call_id,
+        scope=ctx.scope,
+        result=outcome.result,
+        duration=outcome.duration,
+        terminate=outcome.terminate,
+    )
     deny = await bus.run("on_tool_call_result", rctx)
     if deny is not None:
         outcome.result, outcome.error, outcome.source = None, deny.text(ctx.call.name), "denied"
@@ -173,8 +200,9 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
     return outcome
 
 
-async def call_tool(bus: HookBus, ctx: PreToolCallContext, endpoint: CallNext,
-                    stack: Stack) -> ToolOutcome:
+async def call_tool(
+    bus: HookBus, ctx: PreToolCallContext, endpoint: CallNext, stack: Stack
+) -> ToolOutcome:
     """One tool call through the whole hook layer (the sequential path)."""
     outcome = await tool_before(bus, ctx)
     if outcome is None:

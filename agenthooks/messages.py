@@ -53,7 +53,8 @@ class Usage(BaseModel):
     cost: float = 0.0
 
     def __add__(self, other: Usage) -> Usage:
-        return build(Usage, 
+        return build(
+            Usage,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,

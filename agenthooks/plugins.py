@@ -60,14 +60,23 @@ class PluginInfo:
     dispose: Disposer | None = field(default=None, repr=False)
 
 
-def hook(event: str | None = None, *, match: Any = None, priority: int | None = None,
-         guard: bool | None = None, errors: str | None = None) -> Callable[[F], F]:
+def hook(
+    event: str | None = None,
+    *,
+    match: Any = None,
+    priority: int | None = None,
+    guard: bool | None = None,
+    errors: str | None = None,
+) -> Callable[[F], F]:
     """Mark a plugin method as a handler: of ``event`` (default: the method's name), with
     registration options. ``@hook(guard=True)`` on ``def pre_tool_call(self, ctx)``."""
 
     def mark(fn: F) -> F:
         fn.__agenthooks_hook__ = {  # type: ignore[attr-defined]
-            "event": event, "match": match, "priority": priority, "guard": guard,
+            "event": event,
+            "match": match,
+            "priority": priority,
+            "guard": guard,
             "errors": errors,
         }
         return fn
@@ -164,8 +173,11 @@ def install(bus: HookBus, plugin: Any) -> Disposer:
 
 
 def _register_methods(bus: _Collecting, plugin: Any) -> None:
-    defaults = {k: getattr(plugin, k) for k in ("priority", "guard", "errors")
-                if getattr(plugin, k, None) is not None}
+    defaults = {
+        k: getattr(plugin, k)
+        for k in ("priority", "guard", "errors")
+        if getattr(plugin, k, None) is not None
+    }
     found = 0
     for attr in dir(type(plugin)):
         if attr.startswith("_"):
@@ -183,11 +195,15 @@ def _register_methods(bus: _Collecting, plugin: Any) -> None:
         options.update({k: v for k, v in (marks or {}).items() if k != "event" and v is not None})
         bus.on(event, method, **options)
         found += 1
-    if not found and not getattr(plugin, "middleware", None) and not callable(
-            getattr(plugin, "setup", None)):
+    if (
+        not found
+        and not getattr(plugin, "middleware", None)
+        and not callable(getattr(plugin, "setup", None))
+    ):
         raise RegistrationError(
             f"{plugin_name(plugin)!r} is neither Middleware nor a plugin: it has no method named "
-            "after an event, no middleware and no setup(bus)")
+            "after an event, no middleware and no setup(bus)"
+        )
 
 
 def _version(plugin: Any) -> str | None:
@@ -205,8 +221,9 @@ def disabled_names() -> set[str]:
     return {n.strip() for n in os.environ.get(DISABLE_ENV, "").split(",") if n.strip()}
 
 
-def load_entry_point_plugins(bus: HookBus, names: Iterable[str] | None = None, *,
-                             strict: bool = False) -> list[PluginInfo]:
+def load_entry_point_plugins(
+    bus: HookBus, names: Iterable[str] | None = None, *, strict: bool = False
+) -> list[PluginInfo]:
     """Install entry-point plugins (all, or ``names``) on ``bus``; failures are logged and kept
     in ``bus.plugin_errors`` unless ``strict``, which raises the first ``PluginError``."""
     wanted = None if names is None else set(names)
@@ -214,8 +231,11 @@ def load_entry_point_plugins(bus: HookBus, names: Iterable[str] | None = None, *
     available = {ep.name: ep for ep in entry_points()}
     if wanted is not None:
         for missing in sorted(wanted - set(available)):
-            error = PluginError(missing, None, LookupError(
-                f"no installed plugin of that name; installed: {sorted(available)}"))
+            error = PluginError(
+                missing,
+                None,
+                LookupError(f"no installed plugin of that name; installed: {sorted(available)}"),
+            )
             _report(bus, error, strict)
     loaded = []
     for name, ep in available.items():
@@ -247,8 +267,12 @@ def _report(bus: HookBus, error: PluginError, strict: bool) -> None:
     if strict:
         raise error
     bus.plugin_errors.append(error)
-    log.error("plugin_failed", plugin=error.name, distribution=error.distribution,
-              error=f"{type(error.error).__name__}: {error.error}")
+    log.error(
+        "plugin_failed",
+        plugin=error.name,
+        distribution=error.distribution,
+        error=f"{type(error.error).__name__}: {error.error}",
+    )
 
 
 __all__ = [

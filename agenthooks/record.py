@@ -37,14 +37,38 @@ if TYPE_CHECKING:
     from .runtime.agent import Agent
 
 RECORD_FIELDS = (
-    "seq", "type", "mono", "timestamp", "run_id", "parent_run_id", "session_id", "agent",
-    "branch", "iteration", "tool_call_id", "tool_name", "is_error", "error", "denied",
-    "duration", "usage", "input", "output",
+    "seq",
+    "type",
+    "mono",
+    "timestamp",
+    "run_id",
+    "parent_run_id",
+    "session_id",
+    "agent",
+    "branch",
+    "iteration",
+    "tool_call_id",
+    "tool_name",
+    "is_error",
+    "error",
+    "denied",
+    "duration",
+    "usage",
+    "input",
+    "output",
 )
 """The keys of every line, in the order they are written."""
 
-TERMINAL_EVENTS = frozenset({"on_chat_done", "on_chat_abort", "on_chat_error", "on_chat_end",
-                             "on_session_end", "on_session_close"})
+TERMINAL_EVENTS = frozenset(
+    {
+        "on_chat_done",
+        "on_chat_abort",
+        "on_chat_error",
+        "on_chat_end",
+        "on_session_end",
+        "on_session_close",
+    }
+)
 """Events after which the recorder flushes (for top-level runs)."""
 
 RECORDER_PRIORITY = 10**6
@@ -52,10 +76,20 @@ RECORDER_PRIORITY = 10**6
 raises cannot keep a record off the file."""
 
 # opening event -> (span kind, keyed by iteration?); closing event -> span kind
-_OPENS = {"pre_request": "model", "on_loop_start": "turn", "pre_agent": "agent",
-          "on_stream_start": "stream"}
-_CLOSES = {"on_response": "model", "on_model_error": "model", "on_loop_end": "turn",
-           "post_agent": "agent", "on_stream_end": "stream", "on_stream_error": "stream"}
+_OPENS = {
+    "pre_request": "model",
+    "on_loop_start": "turn",
+    "pre_agent": "agent",
+    "on_stream_start": "stream",
+}
+_CLOSES = {
+    "on_response": "model",
+    "on_model_error": "model",
+    "on_loop_end": "turn",
+    "post_agent": "agent",
+    "on_stream_end": "stream",
+    "on_stream_error": "stream",
+}
 _KEEPS_OPEN = frozenset({"on_model_error"})  # a recovered call still gets its on_response
 
 
@@ -64,7 +98,7 @@ def to_jsonable(value: Any) -> Any:
     bytes decoded, anything else unknown as ``str``. Never raises."""
     try:
         return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
-    except Exception:  # noqa: BLE001 - e.g. undecodable bytes inside a model: walk it by hand
+    except Exception:
         return _by_hand(value)
 
 
@@ -87,7 +121,7 @@ def _by_hand(value: Any) -> Any:
         return [_by_hand(v) for v in value]
     try:
         return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
-    except Exception:  # noqa: BLE001 - a recorder must never fail a run over one value
+    except Exception:
         return _fallback(value)
 
 
@@ -111,8 +145,13 @@ class Recorder:
 
     name = "recorder"
 
-    def __init__(self, target: str | os.PathLike[str] | IO[str] | None = None, *,
-                 append: bool = False, flush_each: bool = False) -> None:
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | IO[str] | None = None,
+        *,
+        append: bool = False,
+        flush_each: bool = False,
+    ) -> None:
         self.path: Path | None = None
         self._stream: IO[str] | None
         self._owned = False
@@ -244,7 +283,7 @@ class Recorder:
                 if self._owned:
                     self._stream.close()
 
-    def __enter__(self) -> Recorder:  # noqa: PYI034 - typing.Self needs Python 3.11
+    def __enter__(self) -> Recorder:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -284,5 +323,13 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-__all__ = ["RECORDER_PRIORITY", "RECORD_FIELDS", "TERMINAL_EVENTS", "Recorder", "error_text",
-           "reachable_buses", "read_records", "to_jsonable"]
+__all__ = [
+    "RECORDER_PRIORITY",
+    "RECORD_FIELDS",
+    "TERMINAL_EVENTS",
+    "Recorder",
+    "error_text",
+    "reachable_buses",
+    "read_records",
+    "to_jsonable",
+]

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 log = structlog.get_logger("agenthooks")
 
 
-def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
-                 reg: _Registration) -> tuple[bool, Deny | None]:
+def apply_return(
+    spec: EventSpec, ctx: EventContext, result: Any, reg: _Registration
+) -> tuple[bool, Deny | None]:
     """Validate ``result`` and apply it to ``ctx``.
 
     Returns (stop the ordinary chain, the deny). All keys are validated before any is applied,
@@ -82,8 +83,12 @@ def apply_return(spec: EventSpec, ctx: EventContext, result: Any,
         )
     recovery = keys & spec.recovery if spec.recovery else _NONE
     if recovery and getattr(ctx, "source", None) == "denied":
-        log.info("denied_recovery_ignored", hook_event=spec.name, handler=reg.label,
-                 tool_call_id=getattr(ctx, "tool_call_id", None))
+        log.info(
+            "denied_recovery_ignored",
+            hook_event=spec.name,
+            handler=reg.label,
+            tool_call_id=getattr(ctx, "tool_call_id", None),
+        )
         keys = keys - recovery
         recovery = _NONE
     data = ctx.__dict__
@@ -101,7 +106,8 @@ _NONE: frozenset[str] = frozenset()
 _GO_ON: tuple[bool, Deny | None] = (False, None)
 # per event: the keys that neither short-circuit nor recover (the single-key fast path)
 _PLAIN_KEYS: dict[str, frozenset[str]] = {
-    name: s.returns - s.short_circuit - s.recovery for name, s in CATALOG.items()}
+    name: s.returns - s.short_circuit - s.recovery for name, s in CATALOG.items()
+}
 # per context class: field -> the exact type a returned value may have to skip validation
 _EXACT: dict[type[EventContext], dict[str, type]] = {}
 _CHECKED_KEYS = frozenset({"call", "error", "terminate"})  # always validated by _coerce
@@ -122,58 +128,60 @@ def _where(spec: EventSpec, reg: _Registration, key: str) -> str:
     return f"handler {reg.label} of {spec.name!r} returned {key!r}"
 
 
-def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any,
-            reg: _Registration) -> Any:
+def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any, reg: _Registration) -> Any:
     if key == "call":
         call = _model(ToolCall, value, spec, reg, key)
         current: ToolCall = ctx.__dict__["call"]
         if call.id != current.id or call.name != current.name:
-            raise BadReturnError(f"{_where(spec, reg, key)} with a changed id or name: only "
-                                 "arguments may change")
+            raise BadReturnError(
+                f"{_where(spec, reg, key)} with a changed id or name: only arguments may change"
+            )
         return call
     if key == "error":
         # on_model_error re-raises the error, so it must be an exception; tool events turn
         # it into the text the model reads, so a str is fine there
         if _expected(type(ctx), key) is BaseException:
             if not isinstance(value, BaseException):
-                raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: "
-                                     "give an exception")
+                raise BadReturnError(
+                    f"{_where(spec, reg, key)} as {type(value).__name__}: give an exception"
+                )
         elif not isinstance(value, (BaseException, str)):
-            raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give an "
-                                 "exception or a str")
+            raise BadReturnError(
+                f"{_where(spec, reg, key)} as {type(value).__name__}: give an exception or a str"
+            )
         return value
     if key == "terminate":
         if not isinstance(value, bool):
-            raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give "
-                                 "True or False")
+            raise BadReturnError(
+                f"{_where(spec, reg, key)} as {type(value).__name__}: give True or False"
+            )
         return value
     expected = _expected(type(ctx), key)
     if expected is None or type(value) is expected:  # the exact type: nothing to check
         return value
     if isinstance(expected, tuple):  # list[Model]
         if not isinstance(value, list):
-            raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give a "
-                                 "list")
+            raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give a list")
         cls = expected[0]
-        return [item if type(item) is cls else _model(cls, item, spec, reg, key)
-                for item in value]
+        return [item if type(item) is cls else _model(cls, item, spec, reg, key) for item in value]
     if issubclass(expected, BaseModel):
         return _model(expected, value, spec, reg, key)
     if not isinstance(value, expected):
-        raise BadReturnError(f"{_where(spec, reg, key)} as {type(value).__name__}: give a "
-                             f"{expected.__name__}")
+        raise BadReturnError(
+            f"{_where(spec, reg, key)} as {type(value).__name__}: give a {expected.__name__}"
+        )
     return value
 
 
-def _model(cls: type[BaseModel], value: Any, spec: EventSpec, reg: _Registration,
-           key: str) -> Any:
+def _model(cls: type[BaseModel], value: Any, spec: EventSpec, reg: _Registration, key: str) -> Any:
     if isinstance(value, cls):
         return value
     try:
         return cls.model_validate(value)
     except ValidationError as exc:
-        raise BadReturnError(f"{_where(spec, reg, key)} that is not a valid {cls.__name__}: "
-                             f"{exc}") from None
+        raise BadReturnError(
+            f"{_where(spec, reg, key)} that is not a valid {cls.__name__}: {exc}"
+        ) from None
 
 
 @cache
@@ -184,9 +192,11 @@ def _expected(cls: type[EventContext], key: str) -> Any:
     if field is None:
         return None
     annotation = field.annotation
-    options = [a for a in typing.get_args(annotation) if a is not type(None)] if isinstance(
-        annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union else [
-        annotation]
+    options = (
+        [a for a in typing.get_args(annotation) if a is not type(None)]
+        if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union
+        else [annotation]
+    )
     if len(options) != 1:
         return None
     target = options[0]

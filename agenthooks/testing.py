@@ -60,9 +60,12 @@ class HookRecorder:
         own. Attach after registering the hooks under test. Returns the undo."""
         from .record import reachable_buses
 
-        disposers = [bus.on(name, self._handler(name), priority=FIRST)
-                     for bus in reachable_buses(target)
-                     for name in CATALOG if name != "on_event"]
+        disposers = [
+            bus.on(name, self._handler(name), priority=FIRST)
+            for bus in reachable_buses(target)
+            for name in CATALOG
+            if name != "on_event"
+        ]
 
         def undo() -> None:
             for dispose in disposers:
@@ -93,8 +96,11 @@ class HookRecorder:
         """The contexts of every emission of ``event`` (a name or alias; ``"event:name"``
         keeps only the emissions for that tool, sub-agent or handoff target)."""
         canonical, wanted = _split(event)
-        return [ctx for name, ctx in self.events if name == canonical
-                and (wanted is None or _subject(name, ctx) == wanted)]
+        return [
+            ctx
+            for name, ctx in self.events
+            if name == canonical and (wanted is None or _subject(name, ctx) == wanted)
+        ]
 
     def assert_sequence(self, expected: Sequence[str], *, exact: bool = False) -> None:
         """Assert the order of events: the recorded events that ``expected`` names (aliases
@@ -106,15 +112,20 @@ class HookRecorder:
         qualified = {name for name, subject in wanted if subject is not None}
         named = {name for name, _ in wanted}
         want = [f"{name}:{subject}" if subject is not None else name for name, subject in wanted]
-        got = [f"{name}:{_subject(name, ctx)}" if name in qualified else name
-               for name, ctx in self.events if exact or name in named]
+        got = [
+            f"{name}:{_subject(name, ctx)}" if name in qualified else name
+            for name, ctx in self.events
+            if exact or name in named
+        ]
         if want == got:
             return
         diff = [line for line in difflib.ndiff(want, got) if not line.startswith("? ")]
-        scope = "all recorded events" if exact else "the recorded events of " + ", ".join(
-            sorted(named))
+        scope = (
+            "all recorded events" if exact else "the recorded events of " + ", ".join(sorted(named))
+        )
         raise AssertionError(
-            f"event sequence differs ({scope}); - expected, + recorded:\n" + "\n".join(diff))
+            f"event sequence differs ({scope}); - expected, + recorded:\n" + "\n".join(diff)
+        )
 
     def clear(self) -> None:
         """Forget what was recorded so far."""
@@ -159,12 +170,19 @@ def _tool_call(item: Any) -> ToolCall:
     if isinstance(item, tuple) and len(item) in (1, 2) and isinstance(item[0], str):
         arguments = item[1] if len(item) == 2 else {}
         return ToolCall(id="", name=item[0], arguments=dict(arguments))
-    raise TypeError(f"a scripted tool call is a ToolCall or a (name, arguments) tuple, "
-                    f"not {item!r}")
+    raise TypeError(
+        f"a scripted tool call is a ToolCall or a (name, arguments) tuple, not {item!r}"
+    )
 
 
-def make_agent(script: Iterable[ScriptStep], *, tools: Iterable[Any] = (), name: str = "agent",
-               instructions: str | None = None, **options: Any) -> Agent:
+def make_agent(
+    script: Iterable[ScriptStep],
+    *,
+    tools: Iterable[Any] = (),
+    name: str = "agent",
+    instructions: str | None = None,
+    **options: Any,
+) -> Agent:
     """An ``Agent`` named ``name`` on a ``ScriptedProvider`` that answers ``script`` in order
     (the ``scripted_agent`` fixture). ``options`` go to ``Agent`` (``bus=``, ``max_turns=``,
     ``parallel_tool_calls=``, ``sub_agents=``, ...); ``agent.provider.requests`` holds what

@@ -145,9 +145,7 @@ def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[str | None, typ
             continue
         default = ... if param.default is param.empty else param.default
         fields[pname] = (annotation, default)
-    model = create_model(
-        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-    )
+    model = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
     return context_param, model
 
 

@@ -29,7 +29,7 @@ def compile_case(stmt: str, names: dict[str, Any]) -> Callable[..., Awaitable[No
     """``stmt`` in a ``for`` loop inside a coroutine, with ``names`` as fast locals."""
     src = _TEMPLATE.format(names=", ".join(names) or "_unused=None", stmt=stmt)
     scope: dict[str, Any] = {}
-    exec(compile(src, f"<bench {stmt!r}>", "exec"), scope)  # noqa: S102 - our own template
+    exec(compile(src, f"<bench {stmt!r}>", "exec"), scope)
     fn = scope["inner"]
 
     async def run(n: int) -> None:
@@ -112,10 +112,28 @@ def _ns(value: float | None) -> str:
 
 def table(rows: list[Row]) -> str:
     """A markdown table: case, ours, floor, ratio, blinker, pluggy, target, met?"""
-    head = ["case", "ours ns/op", "floor ns/op", "ratio to floor", "blinker ns/op",
-            "pluggy ns/op", "target", "met?"]
+    head = [
+        "case",
+        "ours ns/op",
+        "floor ns/op",
+        "ratio to floor",
+        "blinker ns/op",
+        "pluggy ns/op",
+        "target",
+        "met?",
+    ]
     lines = [head, ["---"] + ["---:"] * 6 + [":---:"]]
     for r in rows:
-        lines.append([r.case, _ns(r.ours), _ns(r.floor), f"{r.ratio:.2f}x", _ns(r.blinker),
-                      _ns(r.pluggy), "-" if r.target is None else f"<= {r.target:g}x", r.met])
+        lines.append(
+            [
+                r.case,
+                _ns(r.ours),
+                _ns(r.floor),
+                f"{r.ratio:.2f}x",
+                _ns(r.blinker),
+                _ns(r.pluggy),
+                "-" if r.target is None else f"<= {r.target:g}x",
+                r.met,
+            ]
+        )
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)

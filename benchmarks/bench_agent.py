@@ -36,10 +36,13 @@ def add(a: int, b: int) -> int:
 
 # the floor -----------------------------------------------------------------------------------
 
+
 def _floor_model(messages: list[dict[str, Any]]) -> dict[str, Any]:
     if messages[-1]["role"] == "user":
-        return {"content": None, "tool_calls": [{"id": "call_1", "name": "add",
-                                                 "arguments": {"a": 2, "b": 3}}]}
+        return {
+            "content": None,
+            "tool_calls": [{"id": "call_1", "name": "add", "arguments": {"a": 2, "b": 3}}],
+        }
     return {"content": "5", "tool_calls": []}
 
 
@@ -57,8 +60,9 @@ async def floor_run(message: str) -> dict[str, Any]:
     tools = {"add": _floor_add}
     for _ in range(25):
         reply = await _floor_provider(messages)
-        messages.append({"role": "assistant", "content": reply["content"],
-                         "tool_calls": reply["tool_calls"]})
+        messages.append(
+            {"role": "assistant", "content": reply["content"], "tool_calls": reply["tool_calls"]}
+        )
         if not reply["tool_calls"]:
             return {"content": reply["content"], "messages": messages}
         for call in reply["tool_calls"]:
@@ -67,8 +71,18 @@ async def floor_run(message: str) -> dict[str, Any]:
     raise RuntimeError("max turns")
 
 
-_SCHEMAS = [{"type": "function", "function": {"name": "add", "parameters": {
-    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}}}]
+_SCHEMAS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "add",
+            "parameters": {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            },
+        },
+    }
+]
 _TYPES = {"add": {"a": int, "b": int}}
 
 
@@ -80,27 +94,39 @@ async def floor_same_steps(message: str) -> dict[str, Any]:
     messages: list[dict[str, Any]] = [{"role": "user", "content": message}]
     tools = {"add": _floor_add}
     for turn in range(25):
-        request = {"model": "", "system": "Add numbers.", "messages": list(messages),
-                   "tools": list(_SCHEMAS)}
+        request = {
+            "model": "",
+            "system": "Add numbers.",
+            "messages": list(messages),
+            "tools": list(_SCHEMAS),
+        }
         reply = await _floor_provider(request["messages"])
-        messages.append({"role": "assistant", "content": reply["content"],
-                         "tool_calls": reply["tool_calls"]})
+        messages.append(
+            {"role": "assistant", "content": reply["content"], "tool_calls": reply["tool_calls"]}
+        )
         if not reply["tool_calls"]:
-            return {"content": reply["content"], "finish_reason": "stop",
-                    "messages": list(messages), "iterations": turn + 1}
+            return {
+                "content": reply["content"],
+                "finish_reason": "stop",
+                "messages": list(messages),
+                "iterations": turn + 1,
+            }
         for call in reply["tool_calls"]:
             types = _TYPES[call["name"]]
             arguments = call["arguments"]
             if set(arguments) != set(types) or not all(
-                    type(arguments[k]) is t for k, t in types.items()):
+                type(arguments[k]) is t for k, t in types.items()
+            ):
                 raise TypeError(f"bad arguments for {call['name']}")
             result = tools[call["name"]](**arguments)
-            messages.append({"role": "tool", "tool_call_id": call["id"],
-                             "content": json.dumps(result)})
+            messages.append(
+                {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
+            )
     raise RuntimeError("max turns")
 
 
 # ours ----------------------------------------------------------------------------------------
+
 
 class PassThrough(Middleware):
     """A middleware that only calls the next layer."""
@@ -113,11 +139,11 @@ class PassThrough(Middleware):
 
 def make_agent(setup: str) -> Agent:
     """An agent for one benchmark row; its history is reset per run by the caller."""
-    agent = Agent("bench", "Add numbers.", provider=ScriptedProvider(script, record=False),
-                  tools=[add])
+    agent = Agent(
+        "bench", "Add numbers.", provider=ScriptedProvider(script, record=False), tools=[add]
+    )
     if setup == "5 observers":
-        for event in ("on_loop_start", "on_loop_end", "on_message", "on_response",
-                      "pre_tool_call"):
+        for event in ("on_loop_start", "on_loop_end", "on_message", "on_response", "pre_tool_call"):
             agent.on(event, lambda ctx: None)
     elif setup == "on_event":
         agent.on("on_event", lambda record: None)
@@ -140,9 +166,13 @@ async def _time(run: Callable[[], Awaitable[Any]], number: int, repeat: int) -> 
 
 async def measure(number: int = 2000, repeat: int = 5) -> list[tuple[str, float]]:
     """(row, seconds per run) for the floor and each setup."""
-    rows = [("floor (hand-written loop)", await _time(lambda: floor_run("2+3?"), number, repeat)),
-            ("hand-written loop, same steps",
-             await _time(lambda: floor_same_steps("2+3?"), number, repeat))]
+    rows = [
+        ("floor (hand-written loop)", await _time(lambda: floor_run("2+3?"), number, repeat)),
+        (
+            "hand-written loop, same steps",
+            await _time(lambda: floor_same_steps("2+3?"), number, repeat),
+        ),
+    ]
     for setup in ("0 hooks", "5 observers", "on_event", "5 middleware"):
         agent = make_agent(setup)
 
@@ -188,14 +218,18 @@ def main() -> None:
     print("\n## One agent run (user → 1 tool call → answer), scripted model")
     print(f"{'case':34} {'µs/run':>9} {'× floor':>8} {'× same steps':>13} {'× 0 hooks':>10}")
     for name, seconds in rows:
-        print(f"{name:34} {seconds * 1e6:9.1f} {seconds / floor:8.1f} "
-              f"{seconds / same_steps:13.1f} {seconds / no_hooks:10.2f}")
+        print(
+            f"{name:34} {seconds * 1e6:9.1f} {seconds / floor:8.1f} "
+            f"{seconds / same_steps:13.1f} {seconds / no_hooks:10.2f}"
+        )
     print("targets: 0 hooks ≤ 5× floor; 5 observers ≤ 1.5× our 0-hook figure")
     per_run, elapsed = asyncio.run(concurrent_memory())
     floor_per_run = asyncio.run(floor_memory())
-    print(f"\n10,000 concurrent runs (asyncio.gather): {elapsed:.2f} s, peak "
-          f"{per_run / 1024:.1f} KiB per run (agent included); floor {floor_per_run / 1024:.2f} "
-          "KiB per run")
+    print(
+        f"\n10,000 concurrent runs (asyncio.gather): {elapsed:.2f} s, peak "
+        f"{per_run / 1024:.1f} KiB per run (agent included); floor {floor_per_run / 1024:.2f} "
+        "KiB per run"
+    )
 
 
 if __name__ == "__main__":

@@ -131,22 +131,37 @@ async def bench() -> list[Row]:
         ('if "pre_tool_call" in bus.listened: pass', {"bus": bus}),
         ("f(ctx)", {"f": noop, "ctx": tool_ctx}),
     )
-    rows.append(Row("no handlers: `if \"pre_tool_call\" in bus.listened` vs `f(ctx)`",
-                    ours, floor, target=3))
+    rows.append(
+        Row('no handlers: `if "pre_tool_call" in bus.listened` vs `f(ctx)`', ours, floor, target=3)
+    )
     ours, floor, bl, pl = await measure(
         ('await bus.emit("on_stop", ctx)', {"bus": bus, "ctx": tool_ctx}),
         ("await f(ctx)", {"f": anoop, "ctx": tool_ctx}),
         ("sig.send(bus, ctx=ctx)", {"sig": blinker.Signal(), "bus": bus, "ctx": tool_ctx}),
         ("hook.on_stop(ctx=ctx)", {"hook": plugin_manager(0).hook, "ctx": tool_ctx}),
     )
-    rows.append(Row("no handlers: `await bus.emit(...)` vs `await async_noop(ctx)`",
-                    ours, floor, bl, pl, target=3))
+    rows.append(
+        Row(
+            "no handlers: `await bus.emit(...)` vs `await async_noop(ctx)`",
+            ours,
+            floor,
+            bl,
+            pl,
+            target=3,
+        )
+    )
     ours, floor = await measure(
         ('await bus.run("pre_tool_call", ctx)', {"bus": bus, "ctx": tool_ctx}),
         ("await f(ctx)", {"f": anoop, "ctx": tool_ctx}),
     )
-    rows.append(Row("no handlers: `await bus.run(\"pre_tool_call\", ...)` vs "
-                    "`await async_noop(ctx)`", ours, floor, target=3))
+    rows.append(
+        Row(
+            'no handlers: `await bus.run("pre_tool_call", ...)` vs `await async_noop(ctx)`',
+            ours,
+            floor,
+            target=3,
+        )
+    )
 
     # (2) sync observers ----------------------------------------------------------------------
     for count in (1, 10):
@@ -163,8 +178,11 @@ async def bench() -> list[Row]:
             ("hook.on_message(ctx=ctx)", {"hook": plugin_manager(count).hook, "ctx": message}),
         )
         plural = "s" if count > 1 else ""
-        rows.append(Row(f"{count} sync observer{plural}: `await bus.emit` vs hand loop",
-                        ours, floor, bl, pl))
+        rows.append(
+            Row(
+                f"{count} sync observer{plural}: `await bus.emit` vs hand loop", ours, floor, bl, pl
+            )
+        )
 
     # (3) interceptor chain -------------------------------------------------------------------
     bus = HookBus()
@@ -176,8 +194,14 @@ async def bench() -> list[Row]:
         ('await bus.run("on_response", ctx)', {"bus": bus, "ctx": response_ctx}),
         ("await hand(ctx, hs)", {"hand": hand_pipeline, "hs": chain, "ctx": response_ctx}),
     )
-    rows.append(Row("10 interceptors returning a new value: `await bus.run` vs hand pipeline",
-                    ours, floor, target=2))
+    rows.append(
+        Row(
+            "10 interceptors returning a new value: `await bus.run` vs hand pipeline",
+            ours,
+            floor,
+            target=2,
+        )
+    )
 
     # (4) middleware onion --------------------------------------------------------------------
     stack = Stack(PassThrough() for _ in range(5))
@@ -185,15 +209,27 @@ async def bench() -> list[Row]:
         ("await app(ctx)", {"app": stack.compose(endpoint), "ctx": tool_ctx}),
         ("await app(ctx)", {"app": hand_onion(endpoint), "ctx": tool_ctx}),
     )
-    rows.append(Row("5 pass-through wrap middleware, built once: `await app(ctx)` vs "
-                    "5 nested closures", ours, floor, target=1.5))
+    rows.append(
+        Row(
+            "5 pass-through wrap middleware, built once: `await app(ctx)` vs 5 nested closures",
+            ours,
+            floor,
+            target=1.5,
+        )
+    )
     ours, floor = await measure(
         ("await stack.compose(call)(ctx)", {"stack": stack, "call": endpoint, "ctx": tool_ctx}),
         ("await onion(call)(ctx)", {"onion": hand_onion, "call": endpoint, "ctx": tool_ctx}),
     )
-    rows.append(Row("5 pass-through wrap middleware, built per call: "
-                    "`await stack.compose(call)(ctx)` vs 5 nested closures built per call",
-                    ours, floor, target=1.5))
+    rows.append(
+        Row(
+            "5 pass-through wrap middleware, built per call: "
+            "`await stack.compose(call)(ctx)` vs 5 nested closures built per call",
+            ours,
+            floor,
+            target=1.5,
+        )
+    )
     return rows
 
 

@@ -35,8 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(HERE))
     names = modules(sys.argv[1:] if argv is None else argv)
     print(f"# agenthooks benchmarks, {datetime.date.today().isoformat()}")
-    print(f"python {platform.python_version()} ({platform.python_implementation()}), "
-          f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}\n")
+    print(
+        f"python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.system()}\n"
+    )
     for name in names:
         module = importlib.import_module(name)
         main_fn = getattr(module, "main", None)

@@ -65,16 +65,28 @@ def tokens(n: int) -> Usage:
 
 
 async def main() -> None:
-    booker = Agent("booker", "Book hotels.", provider=ScriptedProvider([
-        ProviderResponse(content="Hotel booked.", usage=tokens(30))]))
-    planner = Agent("planner", "Plan trips.", bus=bus, sub_agents=[booker],
-                    provider=ScriptedProvider([
-                        ProviderResponse(tool_calls=[ToolCall(
-                            id="c1", name="booker", arguments={"task": "Book a hotel in Rome"})],
-                            usage=tokens(40)),
-                        ProviderResponse(content="Trip planned: hotel booked.",
-                                         usage=tokens(55)),
-                    ]))
+    booker = Agent(
+        "booker",
+        "Book hotels.",
+        provider=ScriptedProvider([ProviderResponse(content="Hotel booked.", usage=tokens(30))]),
+    )
+    planner = Agent(
+        "planner",
+        "Plan trips.",
+        bus=bus,
+        sub_agents=[booker],
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="c1", name="booker", arguments={"task": "Book a hotel in Rome"})
+                    ],
+                    usage=tokens(40),
+                ),
+                ProviderResponse(content="Trip planned: hotel booked.", usage=tokens(55)),
+            ]
+        ),
+    )
     async with Session(planner, session_id="s-42") as session:
         await session.chat("Plan a trip to Rome")
 

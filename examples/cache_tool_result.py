@@ -33,13 +33,17 @@ def cached_weather(ctx: PreToolCallContext) -> dict[str, object] | None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="c1", name="fetch_weather", arguments={"city": "Paris"}),
-            ToolCall(id="c2", name="fetch_weather", arguments={"city": "Oslo"}),
-        ]),
-        "Paris is sunny, Oslo is rainy.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="c1", name="fetch_weather", arguments={"city": "Paris"}),
+                    ToolCall(id="c2", name="fetch_weather", arguments={"city": "Oslo"}),
+                ]
+            ),
+            "Paris is sunny, Oslo is rainy.",
+        ]
+    )
     agent = Agent("weather", provider=model, tools=[fetch_weather])
     agent.on("pre_tool_call", cached_weather, match="fetch_weather")
     response = await agent.chat("Weather in Paris and Oslo?")

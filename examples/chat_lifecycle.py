@@ -53,11 +53,13 @@ def failed(ctx: ChatErrorContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        "Hi!",
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="long_job")]),
-        ConnectionError("model server is down"),
-    ])
+    model = ScriptedProvider(
+        [
+            "Hi!",
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="long_job")]),
+            ConnectionError("model server is down"),
+        ]
+    )
     agent = Agent("assistant", provider=model, tools=[long_job])
 
     agent.on("on_chat_start", started)

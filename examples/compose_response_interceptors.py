@@ -16,15 +16,21 @@ from agenthooks.events import ResponseContext
 
 def trim(ctx: ResponseContext) -> dict[str, object]:
     content = ctx.response.content
-    return {"response": ctx.response.model_copy(
-        update={"content": content.strip() if content else content})}
+    return {
+        "response": ctx.response.model_copy(
+            update={"content": content.strip() if content else content}
+        )
+    }
 
 
 def shout(ctx: ResponseContext) -> dict[str, object]:
     # runs after trim: it sees the trimmed content
     content = ctx.response.content
-    return {"response": ctx.response.model_copy(
-        update={"content": content.upper() if content else content})}
+    return {
+        "response": ctx.response.model_copy(
+            update={"content": content.upper() if content else content}
+        )
+    }
 
 
 async def main() -> None:

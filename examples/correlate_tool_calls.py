@@ -55,13 +55,21 @@ def tool_error(ctx: ToolErrorContext) -> None:
 
 
 async def main() -> None:
-    urls = {"a": "https://example.com/", "b": "https://example.com/missing",
-            "c": "https://example.com/about"}
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id=i, name="fetch_page", arguments={"url": u})
-                                     for i, u in urls.items()]),
-        "Two pages fetched.",
-    ])
+    urls = {
+        "a": "https://example.com/",
+        "b": "https://example.com/missing",
+        "c": "https://example.com/about",
+    }
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id=i, name="fetch_page", arguments={"url": u}) for i, u in urls.items()
+                ]
+            ),
+            "Two pages fetched.",
+        ]
+    )
     agent = Agent("crawler", provider=model, tools=[fetch_page], parallel_tool_calls=True)
     agent.on("BeforeTool", before_tool)
     agent.on("AfterTool", after_tool)

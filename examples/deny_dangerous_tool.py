@@ -55,16 +55,19 @@ def no_dangerous_tool(ctx: PreToolCallContext) -> Deny | None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="c1", name="delete_file", arguments={"path": "notes.txt"}),
-            ToolCall(id="c2", name="dangerous_tool"),
-            ToolCall(id="c3", name="list_files"),
-        ]),
-        "I can only list files here.",
-    ])
-    agent = Agent("files", provider=model, tools=[delete_file, dangerous_tool, list_files],
-                  bus=bus)
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="c1", name="delete_file", arguments={"path": "notes.txt"}),
+                    ToolCall(id="c2", name="dangerous_tool"),
+                    ToolCall(id="c3", name="list_files"),
+                ]
+            ),
+            "I can only list files here.",
+        ]
+    )
+    agent = Agent("files", provider=model, tools=[delete_file, dangerous_tool, list_files], bus=bus)
     response = await agent.chat("Clean up my files")
     for message in response.messages:
         if message.role == "tool":

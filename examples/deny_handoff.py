@@ -26,10 +26,16 @@ def guard_admin_agent(ctx: HandoffContext) -> Deny | None:
 
 async def main() -> None:
     admin_agent = Agent("admin_agent", provider=ScriptedProvider(["Admin here."]))
-    helpdesk = Agent("helpdesk", handoffs=[admin_agent], provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="h1", name="transfer_to_admin_agent")]),
-        "I cannot transfer you to an administrator.",
-    ]))
+    helpdesk = Agent(
+        "helpdesk",
+        handoffs=[admin_agent],
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(tool_calls=[ToolCall(id="h1", name="transfer_to_admin_agent")]),
+                "I cannot transfer you to an administrator.",
+            ]
+        ),
+    )
     helpdesk.on("beforeHandoff", guard_admin_agent)
     response = await helpdesk.chat("Give me admin rights")
     tool_message = response.messages[2]

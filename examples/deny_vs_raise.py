@@ -24,11 +24,14 @@ def drop_table(name: str) -> str:
 
 
 def script() -> ScriptedProvider:
-    return ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="drop_table",
-                                              arguments={"name": "users"})]),
-        "Sorry, I may not do that.",
-    ])
+    return ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="drop_table", arguments={"name": "users"})]
+            ),
+            "Sorry, I may not do that.",
+        ]
+    )
 
 
 def check_by_returning(ctx: PreToolCallContext) -> dict[str, object] | None:
@@ -61,8 +64,10 @@ async def main() -> None:
     try:
         await strict.chat("Drop the users table")
     except PermissionError as exc:
-        print(f"raised PermissionError: the chat ended; on_chat_error saw {errors[0]}; "
-              f"the caller caught: {exc}")
+        print(
+            f"raised PermissionError: the chat ended; on_chat_error saw {errors[0]}; "
+            f"the caller caught: {exc}"
+        )
 
 
 if __name__ == "__main__":

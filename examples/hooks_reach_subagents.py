@@ -40,17 +40,36 @@ def policy(ctx: PreToolCallContext) -> None:
 
 
 async def main() -> None:
-    scraper = Agent("scraper", bus=HookBus(), tools=[fetch], provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="", name="fetch",
-                                              arguments={"url": "https://example.com"})]),
-        "Scraped.",
-    ]))
-    scraper.on("pre_tool_call",
-               lambda ctx: print(f"[scraper's own hook] {ctx.call.name} on {ctx.branch}"))
-    researcher = Agent("researcher", sub_agents=[scraper], provider=ScriptedProvider([
-        delegate("scraper", "scrape example.com"), "Researched."]))
-    orchestrator = Agent("orchestrator", sub_agents=[researcher], provider=ScriptedProvider([
-        delegate("researcher", "research the topic"), "Three sources agree."]))
+    scraper = Agent(
+        "scraper",
+        bus=HookBus(),
+        tools=[fetch],
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="", name="fetch", arguments={"url": "https://example.com"})
+                    ]
+                ),
+                "Scraped.",
+            ]
+        ),
+    )
+    scraper.on(
+        "pre_tool_call", lambda ctx: print(f"[scraper's own hook] {ctx.call.name} on {ctx.branch}")
+    )
+    researcher = Agent(
+        "researcher",
+        sub_agents=[scraper],
+        provider=ScriptedProvider([delegate("scraper", "scrape example.com"), "Researched."]),
+    )
+    orchestrator = Agent(
+        "orchestrator",
+        sub_agents=[researcher],
+        provider=ScriptedProvider(
+            [delegate("researcher", "research the topic"), "Three sources agree."]
+        ),
+    )
 
     orchestrator.on("PreToolUse", log_tool_call)  # reaches researcher, which has no hooks
     orchestrator.on("PreToolUse", policy, guard=True)  # guards reach every sub-agent

@@ -58,11 +58,14 @@ def on_event(evt: EventRecord) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="weather",
-                                              arguments={"city": "Rome"})]),
-        "It is sunny in Rome.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="weather", arguments={"city": "Rome"})]
+            ),
+            "It is sunny in Rome.",
+        ]
+    )
     agent = Agent("assistant", provider=model, tools=[weather])
     agent.on("OnEvent", on_event)
     await agent.chat("Weather in Rome?")

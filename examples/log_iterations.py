@@ -36,12 +36,17 @@ def loop_end(ctx: LoopContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="add", arguments={"a": 2, "b": 3})],
-                         usage=Usage(input_tokens=15, output_tokens=5, total_tokens=20)),
-        ProviderResponse(content="2 + 3 = 5",
-                         usage=Usage(input_tokens=20, output_tokens=5, total_tokens=25)),
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="add", arguments={"a": 2, "b": 3})],
+                usage=Usage(input_tokens=15, output_tokens=5, total_tokens=20),
+            ),
+            ProviderResponse(
+                content="2 + 3 = 5", usage=Usage(input_tokens=20, output_tokens=5, total_tokens=25)
+            ),
+        ]
+    )
     agent = Agent("calculator", provider=model, tools=[add])
     agent.on("LoopStart", loop_start)
     agent.on("LoopEnd", loop_end)

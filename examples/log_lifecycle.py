@@ -59,15 +59,23 @@ def lookup_order(order_id: int) -> str:
 
 
 async def main() -> None:
-    billing = Agent("billing", provider=ScriptedProvider([
-        "Refunded the duplicate charge on order 7."]))
-    triage = Agent("triage", bus=hooks, tools=[lookup_order], handoffs=[billing],
-                   provider=ScriptedProvider([
-                       ProviderResponse(tool_calls=[ToolCall(id="c1", name="lookup_order",
-                                                             arguments={"order_id": 7})]),
-                       ProviderResponse(tool_calls=[ToolCall(id="c2",
-                                                             name="transfer_to_billing")]),
-                   ]))
+    billing = Agent(
+        "billing", provider=ScriptedProvider(["Refunded the duplicate charge on order 7."])
+    )
+    triage = Agent(
+        "triage",
+        bus=hooks,
+        tools=[lookup_order],
+        handoffs=[billing],
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="c1", name="lookup_order", arguments={"order_id": 7})]
+                ),
+                ProviderResponse(tool_calls=[ToolCall(id="c2", name="transfer_to_billing")]),
+            ]
+        ),
+    )
     await triage.chat("I was charged twice")
 
 

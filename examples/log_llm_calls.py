@@ -37,8 +37,10 @@ def lookup(topic: str) -> str:
 @bus.on("onLlmStart")  # seed 004; LlmCall (001) is the same event
 def llm_start(ctx: PreRequestContext) -> None:
     offered = ", ".join(t["function"]["name"] for t in ctx.request.tools)
-    print(f"LLM call for {ctx.agent} with {len(ctx.request.messages)} messages "
-          f"(tools offered: {offered})")
+    print(
+        f"LLM call for {ctx.agent} with {len(ctx.request.messages)} messages "
+        f"(tools offered: {offered})"
+    )
 
 
 @bus.on("onLlmEnd")  # seed 004
@@ -59,14 +61,19 @@ def think_end(ctx: ResponseContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(content="I should look this up first.",
-                         tool_calls=[ToolCall(id="c1", name="lookup",
-                                              arguments={"topic": "hooks"})],
-                         usage=Usage(input_tokens=40, output_tokens=8, total_tokens=48)),
-        ProviderResponse(content="Hooks are lifecycle callbacks.",
-                         usage=Usage(input_tokens=60, output_tokens=12, total_tokens=72)),
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                content="I should look this up first.",
+                tool_calls=[ToolCall(id="c1", name="lookup", arguments={"topic": "hooks"})],
+                usage=Usage(input_tokens=40, output_tokens=8, total_tokens=48),
+            ),
+            ProviderResponse(
+                content="Hooks are lifecycle callbacks.",
+                usage=Usage(input_tokens=60, output_tokens=12, total_tokens=72),
+            ),
+        ]
+    )
     agent = Agent("researcher", provider=model, tools=[lookup], bus=bus)
     await agent.chat("What are hooks?")
 

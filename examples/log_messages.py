@@ -33,11 +33,13 @@ def log_message(ctx: MessageContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="call_1", name="get_time")]),
-        "It is noon.",
-        "Still noon.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="call_1", name="get_time")]),
+            "It is noon.",
+            "Still noon.",
+        ]
+    )
     agent = Agent("clock", provider=model, tools=[get_time])
 
     dispose = agent.add_hook("on_message", log_message)

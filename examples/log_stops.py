@@ -45,20 +45,22 @@ def poll() -> str:
 
 
 def forever(request: ProviderRequest) -> ProviderResponse:
-    return ProviderResponse(tool_calls=[ToolCall(id="", name="poll")],
-                            usage=Usage(input_tokens=50, output_tokens=10, total_tokens=60))
+    return ProviderResponse(
+        tool_calls=[ToolCall(id="", name="poll")],
+        usage=Usage(input_tokens=50, output_tokens=10, total_tokens=60),
+    )
 
 
 async def main() -> None:
-    looper = Agent("looper", bus=bus, tools=[poll], max_turns=3,
-                   provider=ScriptedProvider(forever))
+    looper = Agent("looper", bus=bus, tools=[poll], max_turns=3, provider=ScriptedProvider(forever))
     try:
         await looper.chat("Wait for news")
     except MaxTurnsExceeded as exc:
         print(f"caller got MaxTurnsExceeded after 3 turns ({len(exc.messages)} messages kept)")
 
-    spender = Agent("spender", bus=bus, tools=[poll], max_total_tokens=100,
-                    provider=ScriptedProvider(forever))
+    spender = Agent(
+        "spender", bus=bus, tools=[poll], max_total_tokens=100, provider=ScriptedProvider(forever)
+    )
     try:
         await spender.chat("Wait for news")
     except BudgetExceeded as exc:

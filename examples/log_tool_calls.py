@@ -46,12 +46,15 @@ def tool_error(ctx: ToolErrorContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="", name="search",
-                                              arguments={"query": "hooks"})]),
-        ProviderResponse(tool_calls=[ToolCall(id="", name="summarize")]),
-        "Done.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="", name="search", arguments={"query": "hooks"})]
+            ),
+            ProviderResponse(tool_calls=[ToolCall(id="", name="summarize")]),
+            "Done.",
+        ]
+    )
     agent = Agent("docs", provider=model, tools=[search])
     agent.on("BeforeTool", before_tool)
     agent.on("AfterTool", after_tool)

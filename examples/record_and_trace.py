@@ -37,12 +37,17 @@ def delete_file(path: str) -> str:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="c1", name="search", arguments={"query": "hooks"}),
-            ToolCall(id="c2", name="delete_file", arguments={"path": "/"})]),
-        "Found 2 hits; deleting is not allowed.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="c1", name="search", arguments={"query": "hooks"}),
+                    ToolCall(id="c2", name="delete_file", arguments={"path": "/"}),
+                ]
+            ),
+            "Found 2 hits; deleting is not allowed.",
+        ]
+    )
     agent = Agent("assistant", provider=model, tools=[search, delete_file])
     agent.on("pre_tool_call", lambda ctx: Deny("not here"), match="delete_file")
 

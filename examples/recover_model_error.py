@@ -18,19 +18,26 @@ from agenthooks.events import ModelErrorContext
 
 def apologize(ctx: ModelErrorContext) -> dict[str, object]:
     print(f"OnModelError: {type(ctx.error).__name__}: {ctx.error}")
-    return {"response": ProviderResponse(
-        content="Service temporarily unavailable. Please try again.")}
+    return {
+        "response": ProviderResponse(content="Service temporarily unavailable. Please try again.")
+    }
 
 
 async def main() -> None:
-    model = ScriptedProvider([ConnectionError("connection reset"),
-                              ConnectionError("connection reset")])
+    model = ScriptedProvider(
+        [ConnectionError("connection reset"), ConnectionError("connection reset")]
+    )
     agent = Agent("assistant", provider=model)
     agent.on("OnModelError", apologize)
     response = await agent.chat("Hello?")
     print("chat():       ", response.content)
-    text = "".join([item.text async for item in agent.chat_stream("Hello again?")
-                    if isinstance(item, TextDelta)])
+    text = "".join(
+        [
+            item.text
+            async for item in agent.chat_stream("Hello again?")
+            if isinstance(item, TextDelta)
+        ]
+    )
     print("chat_stream():", text)
 
 

@@ -38,10 +38,12 @@ def after(ctx: ToolResultContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="flaky_api")]),
-        "Rates are from the cache.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="flaky_api")]),
+            "Rates are from the cache.",
+        ]
+    )
     agent = Agent("fx", provider=model, tools=[flaky_api])
     agent.on("OnToolError", fallback)
     agent.on("OnToolError", never_reached)

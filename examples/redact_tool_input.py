@@ -25,17 +25,21 @@ def post_to_chat(message: str) -> str:
 
 
 def redact(ctx: PreToolCallContext) -> dict[str, object]:
-    arguments = {k: v.replace("SECRET", "[REDACTED]") if isinstance(v, str) else v
-                 for k, v in ctx.call.arguments.items()}
+    arguments = {
+        k: v.replace("SECRET", "[REDACTED]") if isinstance(v, str) else v
+        for k, v in ctx.call.arguments.items()
+    }
     return {"call": ctx.call.model_copy(update={"arguments": arguments})}
 
 
 async def main() -> None:
     asked = {"message": "deploy key is SECRET-123"}
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="post_to_chat", arguments=asked)]),
-        "Posted.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="post_to_chat", arguments=asked)]),
+            "Posted.",
+        ]
+    )
     agent = Agent("ops", provider=model, tools=[post_to_chat])
     agent.on("pre_tool_call", redact)
     await agent.chat("Tell the team the deploy key")

@@ -18,8 +18,10 @@ from agenthooks.events import ToolResultContext
 @tool
 def list_users() -> list[dict[str, str]]:
     """Every user with their email address."""
-    return [{"name": "Ada", "email": "ada@example.com"},
-            {"name": "Linus", "email": "linus@example.org"}]
+    return [
+        {"name": "Ada", "email": "ada@example.com"},
+        {"name": "Linus", "email": "linus@example.org"},
+    ]
 
 
 def redact_emails(value: Any) -> Any:
@@ -37,10 +39,12 @@ def redact(ctx: ToolResultContext) -> dict[str, object]:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="list_users")]),
-        "Two users.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="list_users")]),
+            "Two users.",
+        ]
+    )
     agent = Agent("admin", provider=model, tools=[list_users])
     agent.on("on_tool_call_result", redact, match="list_users")
     await agent.chat("Who are the users?")

@@ -34,11 +34,15 @@ def agent_end(ctx: ChatEndContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="search", arguments={"query": "x"})]),
-        "Found it.",
-        "Hello again.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="search", arguments={"query": "x"})]
+            ),
+            "Found it.",
+            "Hello again.",
+        ]
+    )
     agent = Agent("MyAgent", "Help users.", provider=model, tools=[search])
 
     unregister = agent.add_hook("AgentStart", agent_start)  # registerHook(...)

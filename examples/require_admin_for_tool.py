@@ -37,11 +37,14 @@ def admins_only(ctx: PreToolCallContext) -> Deny | None:
 async def ask(admin: bool, reason: bool = True) -> str:
     is_admin.set(admin)
     give_reason.set(reason)
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="delete_user",
-                                              arguments={"user_id": 42})]),
-        "Done.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="delete_user", arguments={"user_id": 42})]
+            ),
+            "Done.",
+        ]
+    )
     agent = Agent("admin-console", provider=model, tools=[delete_user])
     agent.on("beforeToolCall", admins_only)
     response = await agent.chat("Delete user 42")

@@ -28,8 +28,11 @@ def search(query: str) -> str:
 
 def make_safe(ctx: PreToolCallContext) -> dict[str, object] | None:
     if ctx.call.name == "search":
-        return {"call": ctx.call.model_copy(
-            update={"arguments": {"query": "safe version of the query"}})}
+        return {
+            "call": ctx.call.model_copy(
+                update={"arguments": {"query": "safe version of the query"}}
+            )
+        }
     return None
 
 
@@ -39,10 +42,12 @@ def after(ctx: ToolResultContext) -> None:
 
 async def main() -> None:
     asked = {"query": "how to pick a lock"}
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="search", arguments=asked)]),
-        "Here is what I found.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="search", arguments=asked)]),
+            "Here is what I found.",
+        ]
+    )
     agent = Agent("searcher", provider=model, tools=[search])
     agent.on("beforeToolCall", make_safe)
     agent.on("afterToolCall", after)

@@ -31,11 +31,18 @@ def classify(ctx: ToolErrorContext) -> dict[str, object] | None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="get_weather",
-                                              arguments={"city": "Rome", "days": "a few"})]),
-        "Let me retry with a number.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(
+                        id="c1", name="get_weather", arguments={"city": "Rome", "days": "a few"}
+                    )
+                ]
+            ),
+            "Let me retry with a number.",
+        ]
+    )
     agent = Agent("weather", provider=model, tools=[get_weather])
     agent.on("on_tool_call_error", classify)
     await agent.chat("Weather in Rome for a few days?")

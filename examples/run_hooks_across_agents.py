@@ -71,8 +71,14 @@ def llm_end(ctx: ResponseContext) -> None:
 
 async def main() -> None:
     billing = Agent("billing", provider=ScriptedProvider(["Your invoice is attached."]))
-    triage = Agent("triage", handoffs=[billing], bus=run_hooks, provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="h1", name="transfer_to_billing")])]))
+    triage = Agent(
+        "triage",
+        handoffs=[billing],
+        bus=run_hooks,
+        provider=ScriptedProvider(
+            [ProviderResponse(tool_calls=[ToolCall(id="h1", name="transfer_to_billing")])]
+        ),
+    )
     response = await triage.chat("Where is my invoice?")
     print(f"answer from {response.agent}: {response.content}")
 

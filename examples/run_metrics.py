@@ -37,8 +37,11 @@ async def main() -> None:
     bus = HookBus()
     bus.on("BeforeRun", metrics.start_timer)
     bus.on("AfterRun", metrics.record)
-    agent = Agent("analyst", bus=bus, provider=ScriptedProvider([
-        "Q3 revenue grew 4%.", ValueError("no data for Q5")]))
+    agent = Agent(
+        "analyst",
+        bus=bus,
+        provider=ScriptedProvider(["Q3 revenue grew 4%.", ValueError("no data for Q5")]),
+    )
     await agent.chat("How did Q3 go?")
     try:
         await agent.chat("How did Q5 go?")

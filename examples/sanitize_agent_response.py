@@ -21,8 +21,11 @@ def sanitize(text: str) -> str:
 
 def after_agent(ctx: PostAgentContext) -> dict[str, object]:
     content = ctx.response.content
-    return {"response": ctx.response.model_copy(
-        update={"content": sanitize(content) if content else content})}
+    return {
+        "response": ctx.response.model_copy(
+            update={"content": sanitize(content) if content else content}
+        )
+    }
 
 
 async def main() -> None:

@@ -47,8 +47,9 @@ def after_run(ctx: ChatDoneContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider(["Hello! How can I help?", ConnectionError("mail server down"),
-                              "You have 3 unread emails."])
+    model = ScriptedProvider(
+        ["Hello! How can I help?", ConnectionError("mail server down"), "You have 3 unread emails."]
+    )
     agent = Agent("mail", provider=model)
     agent.on("onSessionStart", session_start)
     agent.on("onSessionEnd", session_end)

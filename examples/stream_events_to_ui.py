@@ -48,9 +48,18 @@ from agenthooks import Agent, ProviderResponse, ScriptedProvider, ToolCall, tool
 from agenthooks.events import EventRecord
 from agenthooks.record import to_jsonable
 
-SHOWN = {"on_chat_start", "pre_agent", "pre_tool_call", "on_tool_call_result",
-         "on_tool_call_error", "on_subagent_start", "on_subagent_stop", "post_agent",
-         "on_chat_done", "on_chat_error"}
+SHOWN = {
+    "on_chat_start",
+    "pre_agent",
+    "pre_tool_call",
+    "on_tool_call_result",
+    "on_tool_call_error",
+    "on_subagent_start",
+    "on_subagent_stop",
+    "post_agent",
+    "on_chat_done",
+    "on_chat_error",
+}
 
 
 @tool
@@ -60,16 +69,34 @@ def reserve(time: str, seats: int) -> str:
 
 
 def build_agent() -> Agent:
-    booker = Agent("booker", tools=[reserve], provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="r1", name="reserve",
-                                              arguments={"time": "20:00", "seats": 2})]),
-        "Booked: confirmed #17.",
-    ]))
-    return Agent("concierge", sub_agents=[booker], provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="b1", name="booker",
-                                              arguments={"task": "table for two at 8pm"})]),
-        "Your table for two is booked for 8pm.",
-    ]))
+    booker = Agent(
+        "booker",
+        tools=[reserve],
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="r1", name="reserve", arguments={"time": "20:00", "seats": 2})
+                    ]
+                ),
+                "Booked: confirmed #17.",
+            ]
+        ),
+    )
+    return Agent(
+        "concierge",
+        sub_agents=[booker],
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="b1", name="booker", arguments={"task": "table for two at 8pm"})
+                    ]
+                ),
+                "Your table for two is booked for 8pm.",
+            ]
+        ),
+    )
 
 
 def sse(event: str, data: dict[str, Any]) -> str:
@@ -83,11 +110,20 @@ async def chat_events(request: Request) -> StreamingResponse:
 
     def forward(evt: EventRecord) -> None:
         if evt.type in SHOWN:
-            queue.put_nowait(sse(evt.type, {
-                "type": evt.type, "agent": evt.agent, "branch": evt.branch,
-                "tool": evt.tool_name, "input": to_jsonable(evt.input),
-                "output": to_jsonable(evt.output) if evt.tool_name else None,
-                "error": evt.error}))
+            queue.put_nowait(
+                sse(
+                    evt.type,
+                    {
+                        "type": evt.type,
+                        "agent": evt.agent,
+                        "branch": evt.branch,
+                        "tool": evt.tool_name,
+                        "input": to_jsonable(evt.input),
+                        "output": to_jsonable(evt.output) if evt.tool_name else None,
+                        "error": evt.error,
+                    },
+                )
+            )
 
     agent.on("on_event", forward)
 
@@ -95,7 +131,7 @@ async def chat_events(request: Request) -> StreamingResponse:
         try:
             response = await agent.chat(request.query_params.get("message", "hello"))
             queue.put_nowait(sse("end", {"branch": agent.name, "answer": response.content}))
-        except Exception as exc:  # noqa: BLE001 - the UI shows any failure; the stream ends
+        except Exception as exc:
             queue.put_nowait(sse("end", {"branch": agent.name, "error": str(exc)}))
         finally:
             queue.put_nowait(None)
@@ -157,16 +193,17 @@ async def main() -> None:
         await asyncio.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client, \
-                client.stream("GET", "/chat", params={"message": "Book a table for two"}) \
-                as response:
+        async with (
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client,
+            client.stream("GET", "/chat", params={"message": "Book a table for two"}) as response,
+        ):
             print("HTTP", response.status_code, response.headers["content-type"])
             event = ""
             async for line in response.aiter_lines():
                 if line.startswith("event: "):
-                    event = line[len("event: "):]
+                    event = line[len("event: ") :]
                 elif line.startswith("data: "):
-                    print(describe(event, json.loads(line[len("data: "):])))
+                    print(describe(event, json.loads(line[len("data: ") :])))
     finally:
         server.should_exit = True
         await serving

@@ -42,8 +42,9 @@ def stream_error(ctx: StreamContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider(["Hooks fire at every step of the loop.",
-                              ConnectionError("model server hung up")])
+    model = ScriptedProvider(
+        ["Hooks fire at every step of the loop.", ConnectionError("model server hung up")]
+    )
     agent = Agent("explainer", "Explain briefly.", provider=model)
     agent.on("StreamStart", stream_start)
     agent.on("StreamChunk", stream_chunk)

@@ -15,10 +15,14 @@ import asyncio
 from agenthooks import Agent, ProviderResponse, ScriptedProvider, ToolCall, tool
 from agenthooks.events import TurnContext
 
-fast = ScriptedProvider([
-    ProviderResponse(tool_calls=[ToolCall(id="c1", name="save_draft",
-                                          arguments={"text": "2 + 2 = 4"})]),
-], name="fast-provider")
+fast = ScriptedProvider(
+    [
+        ProviderResponse(
+            tool_calls=[ToolCall(id="c1", name="save_draft", arguments={"text": "2 + 2 = 4"})]
+        ),
+    ],
+    name="fast-provider",
+)
 strong = ScriptedProvider(["Reviewed: the draft is correct."], name="strong-provider")
 
 

@@ -26,11 +26,16 @@ def stop_on_error(ctx: ToolErrorContext) -> dict[str, object]:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="write_report",
-                                              arguments={"text": "Q3 numbers"})]),
-        "This answer is never requested.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="c1", name="write_report", arguments={"text": "Q3 numbers"})
+                ]
+            ),
+            "This answer is never requested.",
+        ]
+    )
     agent = Agent("reporter", provider=model, tools=[write_report])
     agent.on("on_tool_call_error", stop_on_error)
     response = await agent.chat("Write the Q3 report")

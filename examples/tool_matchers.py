@@ -60,17 +60,20 @@ def report_length(ctx: ToolResultContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="c1", name="read_file", arguments={"path": "a.txt"}),
-            ToolCall(id="c2", name="write_file", arguments={"path": "b.txt", "text": "hi"}),
-            ToolCall(id="c3", name="delete_file", arguments={"path": "a.txt"}),
-            ToolCall(id="c4", name="get_weather", arguments={"city": "Oslo"}),
-        ]),
-        "Done.",
-    ])
-    agent = Agent("files", provider=model,
-                  tools=[read_file, write_file, delete_file, get_weather])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="c1", name="read_file", arguments={"path": "a.txt"}),
+                    ToolCall(id="c2", name="write_file", arguments={"path": "b.txt", "text": "hi"}),
+                    ToolCall(id="c3", name="delete_file", arguments={"path": "a.txt"}),
+                    ToolCall(id="c4", name="get_weather", arguments={"city": "Oslo"}),
+                ]
+            ),
+            "Done.",
+        ]
+    )
+    agent = Agent("files", provider=model, tools=[read_file, write_file, delete_file, get_weather])
     agent.on("beforeToolCall", file_operation, match=re.compile(r".*_file$"))
     agent.on("beforeToolCall", admin_only, match="delete_file")
     agent.on("afterToolCall", report_length, match=["read_file", "write_file"])

@@ -113,15 +113,20 @@ class Typed:
         return {"response": ProviderResponse(content="Recovered.")}
 
     def pre_tool_call(self, ctx: PreToolCallContext) -> None:
-        show("ToolUseContext", ctx, f"tool={ctx.call.name} id={ctx.tool_call_id} "
-                                    f"input={ctx.call.arguments} branch={ctx.branch}")
+        show(
+            "ToolUseContext",
+            ctx,
+            f"tool={ctx.call.name} id={ctx.tool_call_id} "
+            f"input={ctx.call.arguments} branch={ctx.branch}",
+        )
 
     def on_tool_call_result(self, ctx: ToolResultContext) -> None:
         show("PostToolUseContext", ctx, f"output={ctx.result!r}")
 
     def on_tool_call_error(self, ctx: ToolErrorContext) -> None:
-        show("ToolErrorContext", ctx, f"tool={ctx.call.name} error={ctx.error!r} "
-                                      f"source={ctx.source}")
+        show(
+            "ToolErrorContext", ctx, f"tool={ctx.call.name} error={ctx.error!r} source={ctx.source}"
+        )
 
     def on_subagent_start(self, ctx: SubagentContext) -> None:
         show("SubagentEventContext", ctx, f"subagent={ctx.subagent} task={ctx.task!r}")
@@ -138,24 +143,50 @@ class Typed:
 
 
 SEED_HOOKS = {
-    "000": ["onChatStart", "onChatDone", "onChatAbort", "onChatError", "preRequest",
-            "onResponse", "onMessage", "preToolCall", "onToolCallResult", "onToolCallError",
-            "onScopeRegister", "onScopeUnregister"],
-    "004": ["beforeRun", "afterRun", "beforeToolCall", "afterToolCall", "beforeHandoff",
-            "onStop", "onSubagentStart", "onSubagentStop", "onSessionStart", "onSessionEnd",
-            "onLlmStart", "onLlmEnd"],
+    "000": [
+        "onChatStart",
+        "onChatDone",
+        "onChatAbort",
+        "onChatError",
+        "preRequest",
+        "onResponse",
+        "onMessage",
+        "preToolCall",
+        "onToolCallResult",
+        "onToolCallError",
+        "onScopeRegister",
+        "onScopeUnregister",
+    ],
+    "004": [
+        "beforeRun",
+        "afterRun",
+        "beforeToolCall",
+        "afterToolCall",
+        "beforeHandoff",
+        "onStop",
+        "onSubagentStart",
+        "onSubagentStop",
+        "onSessionStart",
+        "onSessionEnd",
+        "onLlmStart",
+        "onLlmEnd",
+    ],
 }
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="c1", name="notes", arguments={"topic": "hooks"}),
-            ToolCall(id="c2", name="broken"),
-            ToolCall(id="c3", name="summarizer", arguments={"task": "summarize the notes"}),
-        ]),
-        TimeoutError("model timed out"),
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="c1", name="notes", arguments={"topic": "hooks"}),
+                    ToolCall(id="c2", name="broken"),
+                    ToolCall(id="c3", name="summarizer", arguments={"task": "summarize the notes"}),
+                ]
+            ),
+            TimeoutError("model timed out"),
+        ]
+    )
     # a bus of its own: the plugin below does not reach the sub-agent's own events
     summarizer = Agent("summarizer", bus=HookBus(), provider=ScriptedProvider(["Summary."]))
     agent = Agent("writer", provider=model, tools=[notes, broken], sub_agents=[summarizer])
@@ -167,8 +198,9 @@ async def main() -> None:
     for seed, names in SEED_HOOKS.items():
         for name in names:
             spec = resolve(name)
-            print(f"{seed} {name:<17} {spec.name:<20} {spec.context.__name__:<19} "
-                  f"{spec.may_return}")
+            print(
+                f"{seed} {name:<17} {spec.name:<20} {spec.context.__name__:<19} {spec.may_return}"
+            )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ async def main() -> None:
     agent = Agent("support", provider=model)
     agent.on("OnUserMessage", validate)
     denied = await agent.chat("My SSN is 123-45-6789, refund me")
-    print(f"denied: {denied.content} (finish reason: {denied.finish_reason}, "
-          f"model calls: {len(model.requests)})")
+    print(
+        f"denied: {denied.content} (finish reason: {denied.finish_reason}, "
+        f"model calls: {len(model.requests)})"
+    )
     await agent.chat("  What is   the refund\n policy?  ")
     print(f"allowed: {model.requests[0].messages[-1].content!r} reached the model")
     print("history:", [m.content for m in agent.history])

@@ -55,15 +55,26 @@ def memory_error(ctx: MemoryContext) -> None:
 
 
 async def main() -> None:
-    model = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="remember",
-                                              arguments={"key": "favorite_color",
-                                                         "value": "blue"})]),
-        ProviderResponse(tool_calls=[
-            ToolCall(id="c2", name="recall", arguments={"key": "favorite_color"}),
-            ToolCall(id="c3", name="recall", arguments={"key": "shoe_size"})]),
-        "Your favorite color is blue; I do not know your shoe size.",
-    ])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(
+                        id="c1",
+                        name="remember",
+                        arguments={"key": "favorite_color", "value": "blue"},
+                    )
+                ]
+            ),
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="c2", name="recall", arguments={"key": "favorite_color"}),
+                    ToolCall(id="c3", name="recall", arguments={"key": "shoe_size"}),
+                ]
+            ),
+            "Your favorite color is blue; I do not know your shoe size.",
+        ]
+    )
     agent = Agent("assistant", provider=model, tools=[remember, recall], memory=Memory())
     agent.on("MemoryRead", memory_read)
     agent.on("MemoryWrite", memory_write)

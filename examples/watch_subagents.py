@@ -30,16 +30,31 @@ def delegate(name: str, task: str) -> ProviderResponse:
 
 
 async def main() -> None:
-    fact_checker = Agent("fact_checker", provider=ScriptedProvider([
-        "The launch was on 4 October 1957 (Sputnik 1)."]))
-    stylist = Agent("stylist", provider=ScriptedProvider([
-        ("Tightened: 'Sputnik 1 launched on 4 October 1957, opening the space age and "
-         "starting a race that would end on the Moon.'")]))
-    editor = Agent("editor", sub_agents=[fact_checker, stylist], provider=ScriptedProvider([
-        delegate("fact_checker", "check the launch date"),
-        delegate("stylist", "tighten the intro"),
-        "The article is ready.",
-    ]))
+    fact_checker = Agent(
+        "fact_checker", provider=ScriptedProvider(["The launch was on 4 October 1957 (Sputnik 1)."])
+    )
+    stylist = Agent(
+        "stylist",
+        provider=ScriptedProvider(
+            [
+                (
+                    "Tightened: 'Sputnik 1 launched on 4 October 1957, opening the space age and "
+                    "starting a race that would end on the Moon.'"
+                )
+            ]
+        ),
+    )
+    editor = Agent(
+        "editor",
+        sub_agents=[fact_checker, stylist],
+        provider=ScriptedProvider(
+            [
+                delegate("fact_checker", "check the launch date"),
+                delegate("stylist", "tighten the intro"),
+                "The article is ready.",
+            ]
+        ),
+    )
     editor.on("onSubagentStart", on_start)
     editor.on("onSubagentStop", on_stop)
     await editor.chat("Edit the Sputnik article")

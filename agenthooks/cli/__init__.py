@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agenthooks",
         description="Tools for people who write agenthooks hooks: the event catalog, the "
-                    "installed plugins, a demo run, and traces of recorded runs.",
+        "installed plugins, a demo run, and traces of recorded runs.",
         epilog="Run `agenthooks COMMAND --help` for the options of each command.",
     )
     parser.add_argument("--version", action="version", version=f"agenthooks {__version__}")

@@ -22,21 +22,28 @@ class Subparsers(Protocol):
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
-def table(header: list[str], rows: list[list[str]], *, limits: dict[int, int] | None = None,
-          width: int | None = None) -> str:
+def table(
+    header: list[str],
+    rows: list[list[str]],
+    *,
+    limits: dict[int, int] | None = None,
+    width: int | None = None,
+) -> str:
     """Rows under a header with padded columns. A column in ``limits`` wraps at that many
     characters; the last column wraps to what is left of the terminal width."""
     width = width or shutil.get_terminal_size((100, 24)).columns
     limits = limits or {}
     last = len(header) - 1
-    widths = [min(max(len(r[i]) for r in [header, *rows]), limits.get(i, 10**6))
-              for i in range(last)]
+    widths = [
+        min(max(len(r[i]) for r in [header, *rows]), limits.get(i, 10**6)) for i in range(last)
+    ]
     indent = sum(widths) + 2 * last
     widths.append(max(24, width - indent))
     lines = []
     for row in [header, ["-" * len(h) for h in header], *rows]:
-        cells = [textwrap.wrap(cell, w, break_on_hyphens=False) or [""]
-                 for cell, w in zip(row, widths)]
+        cells = [
+            textwrap.wrap(cell, w, break_on_hyphens=False) or [""] for cell, w in zip(row, widths)
+        ]
         for n in range(max(len(c) for c in cells)):
             parts = [(c[n] if n < len(c) else "").ljust(w + 2) for c, w in zip(cells, widths)]
             lines.append("".join(parts).rstrip())

@@ -12,24 +12,33 @@ from .common import CLIError, Subparsers
 def add_parser(sub: Subparsers) -> None:
     """Register the ``demo`` command."""
     parser = sub.add_parser(
-        "demo", help="run the demo agent (offline by default; the same as `make demo`)",
+        "demo",
+        help="run the demo agent (offline by default; the same as `make demo`)",
         description="Run the demo agent. Without --base-url it runs offline on the scripted "
-                    "provider; with --base-url and --model it talks to an OpenAI-compatible "
-                    "endpoint. --record FILE writes the run's events as JSON Lines for "
-                    "`agenthooks trace FILE`.")
-    parser.add_argument("--base-url", metavar="URL",
-                        help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+        "provider; with --base-url and --model it talks to an OpenAI-compatible "
+        "endpoint. --record FILE writes the run's events as JSON Lines for "
+        "`agenthooks trace FILE`.",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
+    )
     parser.add_argument("--model", metavar="NAME", help="the model name to ask for")
-    parser.add_argument("--record", metavar="FILE",
-                        help="write every event of the run to FILE (JSON Lines)")
+    parser.add_argument(
+        "--record", metavar="FILE", help="write every event of the run to FILE (JSON Lines)"
+    )
     parser.set_defaults(run=run)
 
 
 def demo_argv(args: argparse.Namespace) -> list[str]:
     """The options given, as ``agenthooks.demo.main`` takes them."""
     argv = []
-    for flag, value in (("--base-url", args.base_url), ("--model", args.model),
-                        ("--record", args.record)):
+    for flag, value in (
+        ("--base-url", args.base_url),
+        ("--model", args.model),
+        ("--record", args.record),
+    ):
         if value is not None:
             argv += [flag, value]
     return argv

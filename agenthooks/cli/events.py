@@ -14,19 +14,30 @@ from .common import Subparsers, table
 def add_parser(sub: Subparsers) -> None:
     """Register the ``events`` command."""
     parser = sub.add_parser(
-        "events", help="list every event: kind, what a handler may return, seed aliases",
+        "events",
+        help="list every event: kind, what a handler may return, seed aliases",
         description="List every event of the catalog: its kind (observer, interceptor, "
-                    "predicate), what a handler may return, and the seed names accepted as "
-                    "aliases when you register a hook.")
-    parser.add_argument("--json", action="store_true",
-                        help="print the catalog as a JSON list instead of a table")
+        "predicate), what a handler may return, and the seed names accepted as "
+        "aliases when you register a hook.",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the catalog as a JSON list instead of a table"
+    )
     parser.set_defaults(run=run)
 
 
 def catalog_rows() -> list[dict[str, Any]]:
     """One dict per event, in catalog order."""
-    return [{"event": spec.name, "kind": spec.kind_label, "may_return": spec.may_return,
-             "aliases": list(spec.aliases), "fires": spec.doc} for spec in CATALOG.values()]
+    return [
+        {
+            "event": spec.name,
+            "kind": spec.kind_label,
+            "may_return": spec.may_return,
+            "aliases": list(spec.aliases),
+            "fires": spec.doc,
+        }
+        for spec in CATALOG.values()
+    ]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,10 +47,16 @@ def run(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(table(
-        ["event", "kind", "may return", "seed aliases"],
-        [[r["event"], r["kind"], r["may_return"], ", ".join(r["aliases"]) or "-"] for r in rows],
-        limits={2: 28}))
+    sys.stdout.write(
+        table(
+            ["event", "kind", "may return", "seed aliases"],
+            [
+                [r["event"], r["kind"], r["may_return"], ", ".join(r["aliases"]) or "-"]
+                for r in rows
+            ],
+            limits={2: 28},
+        )
+    )
     return 0
 
 

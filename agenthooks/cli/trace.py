@@ -15,19 +15,28 @@ from .common import CLIError, Subparsers
 def add_parser(sub: Subparsers) -> None:
     """Register the ``trace`` command."""
     parser = sub.add_parser(
-        "trace", help="show a recorded run as a tree, or write a timeline page (--html)",
+        "trace",
+        help="show a recorded run as a tree, or write a timeline page (--html)",
         description="Show a recording (JSON Lines written by agenthooks.record.Recorder or "
-                    "`agenthooks demo --record FILE`) as a tree: agent → turn → model call "
-                    "and tool calls, with durations, tokens, denies and errors. With --html, "
-                    "write one self-contained page with a timeline of every span per branch.",
+        "`agenthooks demo --record FILE`) as a tree: agent → turn → model call "
+        "and tool calls, with durations, tokens, denies and errors. With --html, "
+        "write one self-contained page with a timeline of every span per branch.",
         epilog="Exit status 2 when the file is missing or not a recording, or when lines "
-               "had to be skipped (a truncated last line): what is readable is still shown.")
+        "had to be skipped (a truncated last line): what is readable is still shown.",
+    )
     parser.add_argument("recording", metavar="RUN.jsonl", help="the recording to show")
-    parser.add_argument("--html", metavar="OUT.html",
-                        help="write the timeline page to OUT.html instead of printing the tree")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                        help="colour errors and denies in the tree (default: auto, when the "
-                             "output is a terminal and NO_COLOR is unset)")
+    parser.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="write the timeline page to OUT.html instead of printing the tree",
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour errors and denies in the tree (default: auto, when the "
+        "output is a terminal and NO_COLOR is unset)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -59,11 +68,17 @@ def run(args: argparse.Namespace) -> int:
     if recording.skipped:
         sys.stdout.flush()
         for skipped in recording.skipped:
-            print(f"agenthooks trace: skipped line {skipped.line} of {recording.path}: "
-                  f"{skipped.reason}", file=sys.stderr)
+            print(
+                f"agenthooks trace: skipped line {skipped.line} of {recording.path}: "
+                f"{skipped.reason}",
+                file=sys.stderr,
+            )
         count = len(recording.skipped)
-        print(f"agenthooks trace: error: {count} line{'s' * (count != 1)} of "
-              f"{recording.path} could not be read; the rest is shown above", file=sys.stderr)
+        print(
+            f"agenthooks trace: error: {count} line{'s' * (count != 1)} of "
+            f"{recording.path} could not be read; the rest is shown above",
+            file=sys.stderr,
+        )
         return 2
     return 0
 

@@ -56,8 +56,16 @@ def plugin_settings() -> dict[str, str]:
 @tool
 def lookup_user(name: str) -> dict[str, str]:
     """Look a colleague up in the directory."""
-    return {"name": "Ada Lovelace", "email": "ada@example.com", "phone": "+44 20 7946 0958",
-            "team": "Analytical Engines"} if name.lower().startswith("ada") else {}
+    return (
+        {
+            "name": "Ada Lovelace",
+            "email": "ada@example.com",
+            "phone": "+44 20 7946 0958",
+            "team": "Analytical Engines",
+        }
+        if name.lower().startswith("ada")
+        else {}
+    )
 
 
 @tool
@@ -75,26 +83,48 @@ def delete_file(path: str) -> str:
 def scripted_model() -> ScriptedProvider:
     """The embedded model: the demo's conversation, including one dropped connection."""
     usage = Usage(input_tokens=120, output_tokens=30, total_tokens=150)
-    return ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="call_user", name="lookup_user", arguments={"name": "Ada"}),
-            ToolCall(id="call_delete", name="delete_file", arguments={"path": "/etc/passwd"}),
-        ], finish_reason="tool_calls", usage=usage),
-        ProviderConnectionError("connection reset by peer (scripted)"),
-        ProviderResponse(tool_calls=[
-            ToolCall(id="call_weather", name="get_weather", arguments={"city": "London"}),
-        ], finish_reason="tool_calls", usage=usage),
-        ProviderResponse(content=(
-            "Ada Lovelace works in Analytical Engines (her contact details are redacted). "
-            "London: 14°C, light rain. I could not delete /etc/passwd: deleting files is not "
-            "allowed in this workspace."), usage=usage),
-    ], name="scripted")
+    return ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="call_user", name="lookup_user", arguments={"name": "Ada"}),
+                    ToolCall(
+                        id="call_delete", name="delete_file", arguments={"path": "/etc/passwd"}
+                    ),
+                ],
+                finish_reason="tool_calls",
+                usage=usage,
+            ),
+            ProviderConnectionError("connection reset by peer (scripted)"),
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="call_weather", name="get_weather", arguments={"city": "London"}),
+                ],
+                finish_reason="tool_calls",
+                usage=usage,
+            ),
+            ProviderResponse(
+                content=(
+                    "Ada Lovelace works in Analytical Engines (her contact details are redacted). "
+                    "London: 14°C, light rain. I could not delete /etc/passwd: deleting files is not "
+                    "allowed in this workspace."
+                ),
+                usage=usage,
+            ),
+        ],
+        name="scripted",
+    )
 
 
 def build_agent(provider: Provider, bus: HookBus) -> Agent:
     """The assistant: three tools, no hooks of its own."""
-    return Agent("assistant", INSTRUCTIONS, provider=provider,
-                 tools=[lookup_user, get_weather, delete_file], bus=bus)
+    return Agent(
+        "assistant",
+        INSTRUCTIONS,
+        provider=provider,
+        tools=[lookup_user, get_weather, delete_file],
+        bus=bus,
+    )
 
 
 @contextmanager
@@ -116,9 +146,15 @@ def load_plugins(out: TextIO) -> HookBus | None:
         bus = HookBus(plugins=PLUGINS)
     missing = [name for name in PLUGINS if name not in bus.plugins]
     if missing:
-        out.write("The demo runs on the plugins " + ", ".join(PLUGINS) + "; not loaded: "
-                  + ", ".join(missing) + ".\nInstall them: `make demo` does, or "
-                  + " ".join(f"pip install -e plugins/agenthooks-{n}" for n in missing) + "\n")
+        out.write(
+            "The demo runs on the plugins "
+            + ", ".join(PLUGINS)
+            + "; not loaded: "
+            + ", ".join(missing)
+            + ".\nInstall them: `make demo` does, or "
+            + " ".join(f"pip install -e plugins/agenthooks-{n}" for n in missing)
+            + "\n"
+        )
         for error in bus.plugin_errors:
             out.write(f"  {error}\n")
         return None
@@ -144,19 +180,24 @@ async def run_demo(provider: Provider, out: TextIO, *, record: str | None = None
             out.write(f"\n== {title}\n   user: {QUESTION}\n")
             async with Session(agent) as session:
                 response = await session.chat(QUESTION)
-            out.write(f"   {response.agent}: {response.content}\n"
-                      f"   ({response.finish_reason}, {response.iterations} turns, "
-                      f"{response.usage.total_tokens} tokens)\n")
+            out.write(
+                f"   {response.agent}: {response.content}\n"
+                f"   ({response.finish_reason}, {response.iterations} turns, "
+                f"{response.usage.total_tokens} tokens)\n"
+            )
     finally:
         if recorder is not None:
             recorder.close()
     calls = getattr(provider, "requests", None)
     if calls is not None:
-        out.write(f"\nmodel calls made: {len(calls)} (one failed and was retried; session 2 "
-                  "made none)\n")
+        out.write(
+            f"\nmodel calls made: {len(calls)} (one failed and was retried; session 2 made none)\n"
+        )
     if record is not None:
-        out.write(f"recorded every event to {record}: `agenthooks trace {record} --html "
-                  "timeline.html` draws it\n")
+        out.write(
+            f"recorded every event to {record}: `agenthooks trace {record} --html "
+            "timeline.html` draws it\n"
+        )
     return 0
 
 

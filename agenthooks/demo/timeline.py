@@ -8,8 +8,9 @@ from typing import Any, TextIO
 
 from ..events.contexts import EventRecord
 
-_QUIET = frozenset({"transform_context", "prepare_next_turn", "should_stop", "on_loop_end",
-                    "on_stream_chunk"})
+_QUIET = frozenset(
+    {"transform_context", "prepare_next_turn", "should_stop", "on_loop_end", "on_stream_chunk"}
+)
 
 
 def _short(value: Any, limit: int = 70) -> str:
@@ -36,8 +37,9 @@ def describe(record: EventRecord) -> str:
         return f"{len(inp.messages)} messages → {record.tool_name or 'model'}"
     if kind == "on_response":
         if out.tool_calls:
-            return "asks for " + ", ".join(f"{c.name}({_short(c.arguments, 40)})"
-                                            for c in out.tool_calls)
+            return "asks for " + ", ".join(
+                f"{c.name}({_short(c.arguments, 40)})" for c in out.tool_calls
+            )
         return f"answers {_short(out.content)}"
     if kind == "on_model_error":
         return f"recovered: {_short(out)}" if out is not None else ""
@@ -47,8 +49,7 @@ def describe(record: EventRecord) -> str:
         return f"{record.tool_name} → {_short(out)}"
     if kind == "on_message":
         role = out.role
-        text = out.content if out.content is not None else ", ".join(
-            c.name for c in out.tool_calls)
+        text = out.content if out.content is not None else ", ".join(c.name for c in out.tool_calls)
         return f"{role}: {_short(text)}"
     if kind in ("on_chat_done", "post_agent"):
         return f"{out.finish_reason}: {_short(out.content)}"
@@ -72,5 +73,6 @@ class Timeline:
         depth = record.branch.count("/")
         turn = f"t{record.iteration}" if record.iteration is not None else "  "
         mark = "✗" if record.denied is not None or record.is_error else " "
-        self.out.write(f"{elapsed:8.1f} ms {turn} {mark} {'  ' * depth}{record.type:<20} "
-                       f"{describe(record)}\n")
+        self.out.write(
+            f"{elapsed:8.1f} ms {turn} {mark} {'  ' * depth}{record.type:<20} {describe(record)}\n"
+        )

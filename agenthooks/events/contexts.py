@@ -13,7 +13,14 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..messages import AgentResponse, ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
+from ..messages import (
+    AgentResponse,
+    ChatMessage,
+    ProviderRequest,
+    ProviderResponse,
+    ToolCall,
+    Usage,
+)
 from ..tools import Scope, Tool
 
 

@@ -5,5 +5,14 @@ from .memory import Memory
 from .session import Session
 from .streaming import FinalResponse, StreamEvent, TextDelta, ToolCallEnd, ToolCallStart
 
-__all__ = ["Agent", "FinalResponse", "Memory", "ScopeRegistry", "Session", "StreamEvent",
-           "TextDelta", "ToolCallEnd", "ToolCallStart"]
+__all__ = [
+    "Agent",
+    "FinalResponse",
+    "Memory",
+    "ScopeRegistry",
+    "Session",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+]

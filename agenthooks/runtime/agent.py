@@ -39,7 +39,9 @@ class ScopeRegistry:
     def add(self, scope: Scope) -> None:
         """Add ``scope`` without firing events (construction time)."""
         if scope.name in self._scopes:
-            raise RegistrationError(f"agent {self._agent.name!r} already has a scope {scope.name!r}")
+            raise RegistrationError(
+                f"agent {self._agent.name!r} already has a scope {scope.name!r}"
+            )
         self._scopes[scope.name] = scope
 
     async def register(self, scope: Scope) -> Disposer:
@@ -58,16 +60,18 @@ class ScopeRegistry:
         scope = self._scopes.pop(name, None)
         if scope is None:
             raise RegistrationError(
-                f"agent {self._agent.name!r} has no scope {name!r}; scopes: {list(self._scopes)}")
+                f"agent {self._agent.name!r} has no scope {name!r}; scopes: {list(self._scopes)}"
+            )
         await self._fire("on_scope_unregister", scope)
         return scope
 
     async def _fire(self, event: str, scope: Scope) -> None:
         bus = self._agent.bus
         if event in bus.listened:
-            await bus.emit(event, build(ScopeContext, agent=self._agent.name,
-                                                               branch=self._agent.name,
-                                                               scope=scope))
+            await bus.emit(
+                event,
+                build(ScopeContext, agent=self._agent.name, branch=self._agent.name, scope=scope),
+            )
 
     def __getitem__(self, name: str) -> Scope:
         return self._scopes[name]
@@ -177,30 +181,64 @@ class Agent:
 
     # hooks --------------------------------------------------------------------------------
 
-    def on(self, event: EventName | str, handler: Callable[[Any], Any] | None = None, *,
-           match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
-           guard: bool = False) -> Any:
+    def on(
+        self,
+        event: EventName | str,
+        handler: Callable[[Any], Any] | None = None,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Any:
         """``bus.on`` on this agent's bus (same arguments, same returns)."""
-        return self.bus.on(event, handler,  # type: ignore[type-var]
-                           match=match, priority=priority, errors=errors, guard=guard)
+        return self.bus.on(
+            event,
+            handler,  # type: ignore[type-var]
+            match=match,
+            priority=priority,
+            errors=errors,
+            guard=guard,
+        )
 
-    def once(self, event: EventName | str, handler: Callable[[Any], Any] | None = None, *,
-             match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None,
-             guard: bool = False) -> Any:
+    def once(
+        self,
+        event: EventName | str,
+        handler: Callable[[Any], Any] | None = None,
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Any:
         """``bus.once`` on this agent's bus."""
-        return self.bus.once(event, handler,  # type: ignore[type-var]
-                             match=match, priority=priority, errors=errors, guard=guard)
+        return self.bus.once(
+            event,
+            handler,  # type: ignore[type-var]
+            match=match,
+            priority=priority,
+            errors=errors,
+            guard=guard,
+        )
 
     def off(self, event: EventName | str, handler: Callable[[Any], Any]) -> bool:
         """``bus.off`` on this agent's bus."""
         return self.bus.off(event, handler)
 
-    def add_hook(self, event: EventName | str, handler: Callable[[Any], Any], *,
-                 match: Matcher | None = None, priority: int = 0,
-                 errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer:
+    def add_hook(
+        self,
+        event: EventName | str,
+        handler: Callable[[Any], Any],
+        *,
+        match: Matcher | None = None,
+        priority: int = 0,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+    ) -> Disposer:
         """Register ``handler`` on ``event``; returns an idempotent disposer (seed 000)."""
-        return self.bus.on(event, handler, match=match, priority=priority, errors=errors,
-                           guard=guard)
+        return self.bus.on(
+            event, handler, match=match, priority=priority, errors=errors, guard=guard
+        )
 
     def use(self, item: Any) -> Disposer:
         """``bus.use`` on this agent's bus: a middleware or a plugin."""
@@ -221,8 +259,9 @@ class Agent:
         async with self._lock:
             return await execute_run(Run(self, self.bus, self._history, signal=signal), message)
 
-    async def chat_stream(self, message: str, *, gated: bool = False,
-                          signal: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+    async def chat_stream(
+        self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
+    ) -> AsyncIterator[StreamEvent]:
         """Run the agent and yield ``TextDelta``, ``ToolCallStart``, ``ToolCallEnd`` and, last,
         ``FinalResponse``. ``gated=True`` (automatic when ``post_agent`` has a guard) withholds
         text until ``post_agent`` allowed the final answer. Closing the iterator aborts the run.
@@ -254,8 +293,9 @@ def _handoff_tool(agent: Agent) -> Tool[Any]:
     def transfer() -> str:
         raise RuntimeError("handoff tools run through the agent runtime")  # pragma: no cover
 
-    description = (f"Hand the conversation over to {agent.name}"
-                   + (f": {agent.description}" if agent.description else "."))
+    description = f"Hand the conversation over to {agent.name}" + (
+        f": {agent.description}" if agent.description else "."
+    )
     tool = Tool(transfer, name=f"transfer_to_{agent.name}", description=description)
     tool.handoff = agent
     return tool

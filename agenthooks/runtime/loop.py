@@ -38,8 +38,13 @@ class Ended:
 
     __slots__ = ("content", "finish_reason", "held", "deny")
 
-    def __init__(self, content: str | None = None, finish_reason: str = "stop",
-                 held: ChatMessage | None = None, deny: Deny | None = None) -> None:
+    def __init__(
+        self,
+        content: str | None = None,
+        finish_reason: str = "stop",
+        held: ChatMessage | None = None,
+        deny: Deny | None = None,
+    ) -> None:
         self.content = content
         self.finish_reason = finish_reason
         self.held = held
@@ -64,13 +69,24 @@ async def run_turns(run: Run) -> Ended:
             tctx = context(TransformContextContext, run.base(), messages=list(messages))
             await bus.run("transform_context", tctx)
             messages = tctx.messages
-        request = provider_request(run.model or "", agent.instructions, list(messages),
-                                   agent.scopes.schemas(), agent.tool_choice, agent.temperature,
-                                   run.thinking)
+        request = provider_request(
+            run.model or "",
+            agent.instructions,
+            list(messages),
+            agent.scopes.schemas(),
+            agent.tool_choice,
+            agent.temperature,
+            run.thinking,
+        )
         run.turns += 1
         provider = run.provider
-        if (run.sink is None and provider is not None and not bus.provider_stack
-                and not agent.provider_middleware and PROVIDER_EVENTS.isdisjoint(bus.listened)):
+        if (
+            run.sink is None
+            and provider is not None
+            and not bus.provider_stack
+            and not agent.provider_middleware
+            and PROVIDER_EVENTS.isdisjoint(bus.listened)
+        ):
             response = await provider.complete(request)  # request_model's zero-hook path
         else:
             response = await request_model(run, request)
@@ -102,17 +118,26 @@ async def run_turns(run: Run) -> Ended:
             await _stop(run, "max_turns")
             raise MaxTurnsExceeded(
                 f"agent {agent.name!r} reached max_turns={agent.max_turns} with the model "
-                "still asking for tools", run.new_messages)
+                "still asking for tools",
+                run.new_messages,
+            )
 
 
 async def _between_turns(run: Run, assistant: ChatMessage) -> bool:
     """``prepare_next_turn`` then ``should_stop``; True when the run should stop."""
     bus = run.bus
     count = len(assistant.tool_calls)
-    ctx = context(TurnContext, 
-        run.base(), message=assistant, tool_messages=run.new_messages[-count:],
-        new_messages=list(run.new_messages), messages=list(run.messages), provider=run.provider,
-        model=run.model or "", thinking=run.thinking)
+    ctx = context(
+        TurnContext,
+        run.base(),
+        message=assistant,
+        tool_messages=run.new_messages[-count:],
+        new_messages=list(run.new_messages),
+        messages=list(run.messages),
+        provider=run.provider,
+        model=run.model or "",
+        thinking=run.thinking,
+    )
     if "prepare_next_turn" in bus.listened:
         before = (ctx.provider, ctx.model, ctx.thinking, ctx.messages)
         await bus.run("prepare_next_turn", ctx)
@@ -130,8 +155,10 @@ async def _between_turns(run: Run, assistant: ChatMessage) -> bool:
 def _over_budget(run: Run) -> str | None:
     agent = run.agent
     if agent.max_total_tokens is not None and run.usage.total_tokens >= agent.max_total_tokens:
-        return (f"agent {agent.name!r} used {run.usage.total_tokens} tokens of "
-                f"max_total_tokens={agent.max_total_tokens}")
+        return (
+            f"agent {agent.name!r} used {run.usage.total_tokens} tokens of "
+            f"max_total_tokens={agent.max_total_tokens}"
+        )
     if agent.max_cost is not None and run.usage.cost >= agent.max_cost:
         return f"agent {agent.name!r} spent {run.usage.cost} of max_cost={agent.max_cost}"
     return None
@@ -167,16 +194,28 @@ async def request_model(run: Run, request: ProviderRequest) -> ProviderResponse 
     ctx = _request_context(run, request)
     endpoint = partial(_stream, run) if streaming else _complete
     result = await call_provider(bus, ctx, endpoint, stack)
-    if (streaming and not run.gated and isinstance(result, ProviderResponse)
-            and ctx.chunks_sent == 0 and result.content):
+    if (
+        streaming
+        and not run.gated
+        and isinstance(result, ProviderResponse)
+        and ctx.chunks_sent == 0
+        and result.content
+    ):
         await run.send(TextDelta(result.content))  # a cached or recovered answer: one chunk
     return result
 
 
 def _request_context(run: Run, request: ProviderRequest) -> PreRequestContext:
-    return context(PreRequestContext, run.base(), request=request, response=None,
-                   short_circuit=None, provider=run.provider, stream=run.sink is not None,
-                   chunks_sent=0)
+    return context(
+        PreRequestContext,
+        run.base(),
+        request=request,
+        response=None,
+        short_circuit=None,
+        provider=run.provider,
+        stream=run.sink is not None,
+        chunks_sent=0,
+    )
 
 
 async def _complete(ctx: PreRequestContext) -> ProviderResponse:
@@ -198,8 +237,16 @@ async def _stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
             if isinstance(item, StreamDelta):
                 accumulated += item.text
                 if "on_stream_chunk" in bus.listened:
-                    await bus.emit("on_stream_chunk", context(StreamContext, 
-                        base, request=request, delta=item.text, accumulated=accumulated))
+                    await bus.emit(
+                        "on_stream_chunk",
+                        context(
+                            StreamContext,
+                            base,
+                            request=request,
+                            delta=item.text,
+                            accumulated=accumulated,
+                        ),
+                    )
                 if not run.gated:
                     ctx.__dict__["chunks_sent"] = ctx.chunks_sent + 1
                     await run.send(TextDelta(item.text))
@@ -209,12 +256,18 @@ async def _stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
             raise ProviderResponseError("the provider's stream ended without a response")
     except Exception as exc:
         if "on_stream_error" in bus.listened:
-            await bus.emit("on_stream_error", context(StreamContext, 
-                base, request=request, error=exc, accumulated=accumulated))
+            await bus.emit(
+                "on_stream_error",
+                context(StreamContext, base, request=request, error=exc, accumulated=accumulated),
+            )
         raise
     if "on_stream_end" in bus.listened:
-        await bus.emit("on_stream_end", context(StreamContext, 
-            base, request=request, response=response, accumulated=accumulated))
+        await bus.emit(
+            "on_stream_end",
+            context(
+                StreamContext, base, request=request, response=response, accumulated=accumulated
+            ),
+        )
     return response
 
 

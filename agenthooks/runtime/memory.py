@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build, context
+from .._construct import context
 from ..events.contexts import MemoryContext
 
 if TYPE_CHECKING:
@@ -24,8 +24,9 @@ class Memory:
     events.
     """
 
-    def __init__(self, store: MutableMapping[str, Any] | None = None, *,
-                 bus: HookBus | None = None) -> None:
+    def __init__(
+        self, store: MutableMapping[str, Any] | None = None, *, bus: HookBus | None = None
+    ) -> None:
         self.store: MutableMapping[str, Any] = {} if store is None else store
         self.bus = bus
 

@@ -34,15 +34,43 @@ class Run:
     """
 
     __slots__ = (
-        "agent", "bus", "history", "messages", "new_messages", "open_calls", "_usage", "turns",
-        "_iteration", "run_id", "parent", "branch", "session", "signal", "sink", "gated",
-        "abort_reason", "model", "thinking", "provider", "input", "memory", "_base",
+        "agent",
+        "bus",
+        "history",
+        "messages",
+        "new_messages",
+        "open_calls",
+        "_usage",
+        "turns",
+        "_iteration",
+        "run_id",
+        "parent",
+        "branch",
+        "session",
+        "signal",
+        "sink",
+        "gated",
+        "abort_reason",
+        "model",
+        "thinking",
+        "provider",
+        "input",
+        "memory",
+        "_base",
     )
 
-    def __init__(self, agent: Agent, bus: HookBus, history: list[ChatMessage], *,
-                 parent: Run | None = None, session: Session | None = None,
-                 signal: asyncio.Event | None = None, sink: Sink | None = None,
-                 gated: bool = False) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        bus: HookBus,
+        history: list[ChatMessage],
+        *,
+        parent: Run | None = None,
+        session: Session | None = None,
+        signal: asyncio.Event | None = None,
+        sink: Sink | None = None,
+        gated: bool = False,
+    ) -> None:
         self.agent = agent
         self.bus = bus
         self.history = history
@@ -157,8 +185,9 @@ class Run:
         """``on_message`` for messages already appended."""
         if "on_message" in self.bus.listened:
             for message in messages:
-                await self.bus.emit("on_message",
-                                    context(MessageContext, self.base(), message=message))
+                await self.bus.emit(
+                    "on_message", context(MessageContext, self.base(), message=message)
+                )
 
     async def send(self, item: StreamEvent) -> None:
         """Pass a stream item to the consumer of ``chat_stream()``, if there is one."""

@@ -15,7 +15,6 @@ from typing import Any
 import structlog
 
 from .._construct import agent_response, chat_message, context
-from ..decisions import Deny
 from ..errors import RunAborted, StopRun
 from ..events.contexts import (
     ChatAbortContext,
@@ -70,9 +69,10 @@ async def _body(run: Run, message: str) -> AgentResponse:
         if reason is not None:
             return await _denied(run, reason)
     if "on_chat_start" in bus.listened:
-        deny = await bus.run("on_chat_start",
-                             context(ChatStartContext, run.base(), message=message,
-                                     tools=run.agent.scopes.names()))
+        deny = await bus.run(
+            "on_chat_start",
+            context(ChatStartContext, run.base(), message=message, tools=run.agent.scopes.names()),
+        )
         if deny is not None:
             return await _denied(run, deny.text())
     if "on_user_message" in bus.listened:
@@ -94,28 +94,39 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
     bus = run.bus
     held: ChatMessage | None = None
     if "pre_agent" in bus.listened:
-        pctx = context(PreAgentContext, run.base(), input=task, response=None,
-                                               short_circuit=None)
+        pctx = context(PreAgentContext, run.base(), input=task, response=None, short_circuit=None)
         deny = await bus.run("pre_agent", pctx)
         if deny is not None:
             return await _denied(run, deny.text())
         if pctx.short_circuit == "response" and pctx.response is not None:
             response = pctx.response
             held = chat_message("assistant", response.content, [])
-            return await _finish_agent(run, task, response.content, response.finish_reason,
-                                       held, streamed=False)
+            return await _finish_agent(
+                run, task, response.content, response.finish_reason, held, streamed=False
+            )
     ended = await run_turns(run)
     if ended.deny is not None:
         return await _denied(run, ended.deny.text())
     return await _finish_agent(run, task, ended.content, ended.finish_reason, ended.held)
 
 
-async def _finish_agent(run: Run, task: str, content: str | None, finish_reason: str,
-                        held: ChatMessage | None, *, streamed: bool = True) -> AgentResponse:
+async def _finish_agent(
+    run: Run,
+    task: str,
+    content: str | None,
+    finish_reason: str,
+    held: ChatMessage | None,
+    *,
+    streamed: bool = True,
+) -> AgentResponse:
     bus = run.bus
     if "post_agent" in bus.listened:
-        actx = context(PostAgentContext, run.base(), input=task,
-                       response=_completed(run, content, finish_reason))
+        actx = context(
+            PostAgentContext,
+            run.base(),
+            input=task,
+            response=_completed(run, content, finish_reason),
+        )
         deny = await bus.run("post_agent", actx)
         if deny is not None:
             return await _denied(run, deny.text())
@@ -136,8 +147,9 @@ async def _finish_agent(run: Run, task: str, content: str | None, finish_reason:
 def _completed(run: Run, content: str | None, finish_reason: str) -> AgentResponse:
     """The response of ``run``: ``content`` and ``finish_reason`` with the run's messages,
     usage, turn count and answering agent."""
-    return agent_response(content, finish_reason, list(run.new_messages), run.usage, run.turns,
-                          run.agent.name)
+    return agent_response(
+        content, finish_reason, list(run.new_messages), run.usage, run.turns, run.agent.name
+    )
 
 
 async def _denied(run: Run, reason: str) -> AgentResponse:
@@ -173,8 +185,7 @@ async def _end_done(run: Run, response: AgentResponse, started: float) -> None:
     failure: Exception | None = None
     try:
         if "on_chat_done" in bus.listened:
-            await bus.emit("on_chat_done",
-                           context(ChatDoneContext, run.base(), response=response))
+            await bus.emit("on_chat_done", context(ChatDoneContext, run.base(), response=response))
     except Exception as exc:  # a terminal handler never changes the outcome
         failure = exc
     await _chat_end(run, response, None, started)
@@ -204,8 +215,7 @@ async def _end_aborted(run: Run, exc: BaseException, reason: Any, started: float
     async def abort() -> None:
         await run.announce(closed)
         if "on_chat_abort" in bus.listened:
-            await bus.emit("on_chat_abort",
-                           context(ChatAbortContext, run.base(), reason=reason))
+            await bus.emit("on_chat_abort", context(ChatAbortContext, run.base(), reason=reason))
 
     async def end() -> None:
         await _chat_end(run, None, exc, started)
@@ -244,11 +254,20 @@ async def shielded(make: Callable[[], Coroutine[Any, Any, None]], timeout: float
         raise asyncio.CancelledError
 
 
-async def _chat_end(run: Run, response: AgentResponse | None, error: BaseException | None,
-                    started: float) -> None:
+async def _chat_end(
+    run: Run, response: AgentResponse | None, error: BaseException | None, started: float
+) -> None:
     if "on_chat_end" in run.bus.listened:
-        await run.bus.emit("on_chat_end", context(ChatEndContext, 
-            run.base(), response=response, error=error, duration=time.perf_counter() - started))
+        await run.bus.emit(
+            "on_chat_end",
+            context(
+                ChatEndContext,
+                run.base(),
+                response=response,
+                error=error,
+                duration=time.perf_counter() - started,
+            ),
+        )
 
 
 async def _session_end(run: Run) -> None:

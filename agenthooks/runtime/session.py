@@ -28,8 +28,13 @@ class Session:
     ``close()`` or when an ``async with`` block exits.
     """
 
-    def __init__(self, agent: Agent, *, session_id: str | None = None,
-                 history: list[ChatMessage] | None = None) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        session_id: str | None = None,
+        history: list[ChatMessage] | None = None,
+    ) -> None:
         self.agent = agent
         self.id = session_id or new_id()
         self._history: list[ChatMessage] = list(history or [])
@@ -48,9 +53,10 @@ class Session:
         if not self._started:
             self._started = True
             if "on_session_start" in run.bus.listened:
-                deny = await run.bus.run("on_session_start",
-                                         context(SessionStartContext, run.base(),
-                                                 tools=run.agent.scopes.names()))
+                deny = await run.bus.run(
+                    "on_session_start",
+                    context(SessionStartContext, run.base(), tools=run.agent.scopes.names()),
+                )
                 if deny is not None:
                     self.denied = deny.text()
         return self.denied
@@ -58,16 +64,18 @@ class Session:
     def _run(self, signal: asyncio.Event | None, gated: bool = False) -> Run:
         if self.closed:
             raise RuntimeError(f"session {self.id} is closed")
-        return Run(self.agent, self.agent.bus, self._history, session=self, signal=signal,
-                   gated=gated)
+        return Run(
+            self.agent, self.agent.bus, self._history, session=self, signal=signal, gated=gated
+        )
 
     async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
         """Run the agent on ``message`` in this conversation."""
         async with self._lock:
             return await execute_run(self._run(signal), message)
 
-    async def chat_stream(self, message: str, *, gated: bool = False,
-                          signal: asyncio.Event | None = None) -> AsyncIterator[StreamEvent]:
+    async def chat_stream(
+        self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
+    ) -> AsyncIterator[StreamEvent]:
         """``Agent.chat_stream`` in this conversation."""
         async with self._lock:
             run = self._run(signal, self.agent._gated(gated))
@@ -84,14 +92,25 @@ class Session:
         self.closed = True
         bus = self.agent.bus
         if "on_session_close" in bus.listened:
-            await bus.emit("on_session_close", build(SessionContext, 
-                session_id=self.id, agent=self.agent.name, branch=self.agent.name))
+            await bus.emit(
+                "on_session_close",
+                build(
+                    SessionContext,
+                    session_id=self.id,
+                    agent=self.agent.name,
+                    branch=self.agent.name,
+                ),
+            )
 
     async def __aenter__(self) -> Session:
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.close()
 
 

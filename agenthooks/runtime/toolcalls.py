@@ -49,8 +49,11 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> bool:
     to end the run (``terminate``)."""
     bus = run.bus
     agent = run.agent
-    hot = (not TOOL_EVENTS.isdisjoint(bus.listened) or bool(bus.tool_stack)
-           or bool(agent.tool_middleware))
+    hot = (
+        not TOOL_EVENTS.isdisjoint(bus.listened)
+        or bool(bus.tool_stack)
+        or bool(agent.tool_middleware)
+    )
     if agent.parallel_tool_calls and len(calls) > 1:
         flights: list[_Call] = []
         for call in calls:
@@ -76,14 +79,12 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> bool:
             flight = _resolve(run, call)
             tool = flight.tool
             if flight.outcome is None and tool is not None and tool.handoff is not None:
-                flight.outcome = await _handoff_refused(run, call, tool.handoff,
-                                                        _claimed(flights))
+                flight.outcome = await _handoff_refused(run, call, tool.handoff, _claimed(flights))
             if flight.outcome is None:
                 assert tool is not None and flight.arguments is not None
                 try:
                     if _inline(tool):
-                        result = tool.call_inline(flight.arguments,
-                                                  _tool_context(run, tool, call))
+                        result = tool.call_inline(flight.arguments, _tool_context(run, tool, call))
                         if type(result) not in _PLAIN and inspect.isawaitable(result):
                             result = await result
                     else:
@@ -128,9 +129,17 @@ async def _prepare(run: Run, call: ToolCall, hot: bool, claimed: Agent | None) -
         await run.sink(ToolCallStart(call))
     flight = _resolve(run, call)
     if hot:
-        flight.ctx = context(PreToolCallContext,
-            run.base(), call=call, tool=flight.tool, tool_call_id=call.id, scope=flight.scope,
-            result=None, error=None, short_circuit=None)
+        flight.ctx = context(
+            PreToolCallContext,
+            run.base(),
+            call=call,
+            tool=flight.tool,
+            tool_call_id=call.id,
+            scope=flight.scope,
+            result=None,
+            error=None,
+            short_circuit=None,
+        )
         if flight.outcome is None and "pre_tool_call" in run.bus.listened:
             flight.outcome = await tool_before(run.bus, flight.ctx)
     if flight.outcome is None and flight.tool is not None and flight.tool.handoff is not None:
@@ -145,13 +154,21 @@ def _resolve(run: Run, call: ToolCall) -> _Call:
     found = run.agent.scopes.lookup(call.name)
     if found is None:
         offered = ", ".join(run.agent.scopes.names()) or "none"
-        flight.outcome = ToolOutcome(call, error=UnknownToolError(
-            f'unknown tool "{call.name}"; the tools are: {offered}'), source="unknown_tool")
+        flight.outcome = ToolOutcome(
+            call,
+            error=UnknownToolError(f'unknown tool "{call.name}"; the tools are: {offered}'),
+            source="unknown_tool",
+        )
     else:
         flight.tool, flight.scope = found
         if not flight.scope.enabled:
-            flight.outcome = ToolOutcome(call, error=DisabledToolError(
-                f'tool "{call.name}" is disabled (scope "{flight.scope.name}")'), source="disabled")
+            flight.outcome = ToolOutcome(
+                call,
+                error=DisabledToolError(
+                    f'tool "{call.name}" is disabled (scope "{flight.scope.name}")'
+                ),
+                source="disabled",
+            )
         else:
             try:
                 flight.arguments = flight.tool.validate(call.arguments)
@@ -160,14 +177,21 @@ def _resolve(run: Run, call: ToolCall) -> _Call:
     return flight
 
 
-async def _handoff_refused(run: Run, call: ToolCall, target: Agent,
-                           claimed: Agent | None) -> ToolOutcome | None:
+async def _handoff_refused(
+    run: Run, call: ToolCall, target: Agent, claimed: Agent | None
+) -> ToolOutcome | None:
     """The outcome of a handoff call that must not execute (another call of the batch hands
     over already, or a gate refused it), else None."""
     if claimed is not None:
-        return ToolOutcome(call, error=(
-            f"handoff to {target.name} ignored: this turn already hands the conversation "
-            f"to {claimed.name}"), source="denied", denied=True)
+        return ToolOutcome(
+            call,
+            error=(
+                f"handoff to {target.name} ignored: this turn already hands the conversation "
+                f"to {claimed.name}"
+            ),
+            source="denied",
+            denied=True,
+        )
     deny = await _handoff_gate(run, target)
     if deny is not None:
         return ToolOutcome(call, error=deny.text(call.name), source="denied", denied=True)
@@ -200,8 +224,9 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
     except Exception as exc:
         if ends_run(exc):
             raise
-        return ToolOutcome(flight.call, error=exc, source="handler",
-                           duration=time.perf_counter() - started)
+        return ToolOutcome(
+            flight.call, error=exc, source="handler", duration=time.perf_counter() - started
+        )
     return ToolOutcome(flight.call, result=result, duration=time.perf_counter() - started)
 
 
@@ -222,18 +247,26 @@ def _tool_context(run: Run, tool: Tool[Any], call: ToolCall) -> ToolContext | No
     """What a tool with a ``ToolContext`` parameter receives (None for the others)."""
     if tool.context_param is None:
         return None
-    return ToolContext(call=call, agent=run.agent.name, run_id=run.run_id, branch=run.branch,
-                       memory=run.memory,
-                       session_id=run.session.id if run.session is not None else None)
+    return ToolContext(
+        call=call,
+        agent=run.agent.name,
+        run_id=run.run_id,
+        branch=run.branch,
+        memory=run.memory,
+        session_id=run.session.id if run.session is not None else None,
+    )
 
 
 async def _finish(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
     """The after-event, then the call's one tool message."""
     outcome = flight.outcome
     assert outcome is not None
-    if hot and flight.ctx is not None and (
-            "on_tool_call_error" if outcome.error is not None else "on_tool_call_result"
-    ) in run.bus.listened:
+    if (
+        hot
+        and flight.ctx is not None
+        and ("on_tool_call_error" if outcome.error is not None else "on_tool_call_result")
+        in run.bus.listened
+    ):
         outcome = await tool_after(run.bus, flight.ctx, outcome)
     if outcome.error is not None:
         text = outcome.error_text()
@@ -253,15 +286,19 @@ async def _handoff_gate(run: Run, target: Agent) -> Deny | None:
     """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent."""
     bus = run.bus
     if "pre_handoff" in bus.listened:
-        ctx = context(HandoffContext, run.base(), from_agent=run.agent.name,
-                                             to_agent=target.name, short_circuit=None)
+        ctx = context(
+            HandoffContext,
+            run.base(),
+            from_agent=run.agent.name,
+            to_agent=target.name,
+            short_circuit=None,
+        )
         deny = await bus.run("pre_handoff", ctx)
         if deny is not None:
             return deny
     if "pre_agent" in bus.listened:
         base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}
-        actx = context(PreAgentContext, base, input=run.input, response=None,
-                                               short_circuit=None)
+        actx = context(PreAgentContext, base, input=run.input, response=None, short_circuit=None)
         return await bus.run("pre_agent", actx)
     return None
 
@@ -270,8 +307,11 @@ def _claimed(flights: list[_Call]) -> Agent | None:
     """The target of the first handoff of the batch that passed its gates, if any."""
     for flight in flights:
         tool, outcome = flight.tool, flight.outcome
-        if tool is not None and tool.handoff is not None and (
-                outcome is None or outcome.error is None):
+        if (
+            tool is not None
+            and tool.handoff is not None
+            and (outcome is None or outcome.error is None)
+        ):
             return tool.handoff  # type: ignore[no-any-return]
     return None
 
@@ -280,8 +320,16 @@ async def _hand_over(run: Run, target: Agent) -> None:
     source = run.agent.name
     run.switch_to(target)
     if "on_handoff" in run.bus.listened:
-        await run.bus.emit("on_handoff", context(HandoffContext, 
-            run.base(), from_agent=source, to_agent=target.name, short_circuit=None))
+        await run.bus.emit(
+            "on_handoff",
+            context(
+                HandoffContext,
+                run.base(),
+                from_agent=source,
+                to_agent=target.name,
+                short_circuit=None,
+            ),
+        )
 
 
 async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = None) -> str:
@@ -291,8 +339,12 @@ async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = N
 
     bus = run.bus
     if "on_subagent_start" in bus.listened:
-        await bus.emit("on_subagent_start", context(SubagentContext, 
-            run.base(), subagent=sub.name, task=task, tool_call_id=tool_call_id))
+        await bus.emit(
+            "on_subagent_start",
+            context(
+                SubagentContext, run.base(), subagent=sub.name, task=task, tool_call_id=tool_call_id
+            ),
+        )
     child_bus = sub.bus.with_guards_of(bus) if sub.has_own_bus else bus
     child = Run(sub, child_bus, [], parent=run, session=run.session, signal=run.signal)
     started = time.perf_counter()
@@ -300,15 +352,32 @@ async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = N
         response = await execute_run(child, task)
     except Exception as exc:
         if "on_subagent_stop" in bus.listened:
-            await bus.emit("on_subagent_stop", context(SubagentContext, 
-                run.base(), subagent=sub.name, task=task, tool_call_id=tool_call_id, error=exc,
-                duration=time.perf_counter() - started))
+            await bus.emit(
+                "on_subagent_stop",
+                context(
+                    SubagentContext,
+                    run.base(),
+                    subagent=sub.name,
+                    task=task,
+                    tool_call_id=tool_call_id,
+                    error=exc,
+                    duration=time.perf_counter() - started,
+                ),
+            )
         raise
     if "on_subagent_stop" in bus.listened:
-        await bus.emit("on_subagent_stop", context(SubagentContext, 
-            run.base(), subagent=sub.name, task=task, tool_call_id=tool_call_id,
-            result=response.content,
-            duration=time.perf_counter() - started))
+        await bus.emit(
+            "on_subagent_stop",
+            context(
+                SubagentContext,
+                run.base(),
+                subagent=sub.name,
+                task=task,
+                tool_call_id=tool_call_id,
+                result=response.content,
+                duration=time.perf_counter() - started,
+            ),
+        )
     return response.content or ""
 
 

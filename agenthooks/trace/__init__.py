@@ -1,9 +1,9 @@
 """Reading a recording and showing it: a tree in the terminal, a timeline page in a browser.
 
-    recording = load_recording("run.jsonl")      # RecordingError if it cannot be read at all
-    trace = build_trace(recording.records)
-    print(render_tree(trace))
-    Path("run.html").write_text(render_html(trace, title="run.jsonl"))
+recording = load_recording("run.jsonl")      # RecordingError if it cannot be read at all
+trace = build_trace(recording.records)
+print(render_tree(trace))
+Path("run.html").write_text(render_html(trace, title="run.jsonl"))
 """
 
 from .html import page_data, render_html

@@ -26,24 +26,33 @@ def page_data(trace: Trace, *, title: str, skipped: list[Skipped] | None = None)
     parents = {child.id: span.id for span, _ in rows for child in span.children}
     spans = []
     for span, depth in rows:
-        spans.append({
-            "id": span.id,
-            "parent": parents.get(span.id),
-            "kind": span.kind,
-            "name": span.name,
-            "label": span_line_short(span),
-            "branch": span.branch,
-            "depth": depth,
-            "lane_depth": depth - lane_floor[span.branch],
-            "start_ms": (span.start - origin) * 1000,
-            "duration_ms": span.duration * 1000,
-            "status": span.status,
-            "error": span.error,
-            "tokens": list(span.tokens) if span.tokens is not None else None,
-            "details": {k: v for k, v in span.details.items() if v is not None},
-            "marks": [{"event": m.event, "text": m.text, "status": m.status,
-                       "at_ms": (m.at - origin) * 1000} for m in span.marks],
-        })
+        spans.append(
+            {
+                "id": span.id,
+                "parent": parents.get(span.id),
+                "kind": span.kind,
+                "name": span.name,
+                "label": span_line_short(span),
+                "branch": span.branch,
+                "depth": depth,
+                "lane_depth": depth - lane_floor[span.branch],
+                "start_ms": (span.start - origin) * 1000,
+                "duration_ms": span.duration * 1000,
+                "status": span.status,
+                "error": span.error,
+                "tokens": list(span.tokens) if span.tokens is not None else None,
+                "details": {k: v for k, v in span.details.items() if v is not None},
+                "marks": [
+                    {
+                        "event": m.event,
+                        "text": m.text,
+                        "status": m.status,
+                        "at_ms": (m.at - origin) * 1000,
+                    }
+                    for m in span.marks
+                ],
+            }
+        )
     return {
         "title": title,
         "duration_ms": (trace.end - origin) * 1000,
@@ -73,19 +82,30 @@ def render_html(trace: Trace, *, title: str, skipped: list[Skipped] | None = Non
     errors = sum(1 for s in spans if s["status"] in ("error", "aborted"))
     denied = sum(1 for s in spans if s["status"] == "denied")
     bad = ' class="bad"' if errors else ""
-    summary = (f"{runs} run{'s' * (runs != 1)} · {len(spans)} spans · "
-               f"<span{bad}>{errors} error{'s' * (errors != 1)}</span> · {denied} denied · "
-               f"{trace.records} records · {format_duration(trace.end - trace.start)}")
+    summary = (
+        f"{runs} run{'s' * (runs != 1)} · {len(spans)} spans · "
+        f"<span{bad}>{errors} error{'s' * (errors != 1)}</span> · {denied} denied · "
+        f"{trace.records} records · {format_duration(trace.end - trace.start)}"
+    )
     warning = ""
     if skipped:
         items = "".join(f"<li>{html.escape(str(s))}</li>" for s in skipped)
-        warning = (f'<div class="warning" id="skipped"><strong>{len(skipped)} line'
-                   f'{"s" * (len(skipped) != 1)} skipped</strong><ul>{items}</ul></div>')
+        warning = (
+            f'<div class="warning" id="skipped"><strong>{len(skipped)} line'
+            f"{'s' * (len(skipped) != 1)} skipped</strong><ul>{items}</ul></div>"
+        )
     legend = "".join(
         f'<span><i style="background: var(--{var})"></i>{name}</span>'
-        for name, var in [("agent run", "ok-run"), ("turn", "ok-turn"),
-                          ("model call", "ok-model"), ("tool call", "ok-tool"),
-                          ("error", "error"), ("denied", "denied"), ("recovered", "recovered")])
+        for name, var in [
+            ("agent run", "ok-run"),
+            ("turn", "ok-turn"),
+            ("model call", "ok-model"),
+            ("tool call", "ok-tool"),
+            ("error", "error"),
+            ("denied", "denied"),
+            ("recovered", "recovered"),
+        ]
+    )
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

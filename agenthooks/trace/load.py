@@ -86,32 +86,41 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
             record = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
             if first:
-                raise RecordingError(f"{path} is not an agenthooks recording: line {number} is "
-                                     f"not UTF-8 text; {hint}") from None
+                raise RecordingError(
+                    f"{path} is not an agenthooks recording: line {number} is "
+                    f"not UTF-8 text; {hint}"
+                ) from None
             skipped.append(Skipped(number, "not UTF-8 text"))
             continue
         except json.JSONDecodeError as exc:
             if last and not ends_with_newline:
-                skipped.append(Skipped(number, "truncated: the file ends in the middle of this "
-                                               "line (was the run stopped while writing?)"))
+                skipped.append(
+                    Skipped(
+                        number,
+                        "truncated: the file ends in the middle of this "
+                        "line (was the run stopped while writing?)",
+                    )
+                )
                 continue
             if first:
-                raise RecordingError(f"{path} is not an agenthooks recording: line {number} is "
-                                     f"not JSON ({exc.msg}); {hint}") from None
+                raise RecordingError(
+                    f"{path} is not an agenthooks recording: line {number} is "
+                    f"not JSON ({exc.msg}); {hint}"
+                ) from None
             skipped.append(Skipped(number, f"not valid JSON ({exc.msg})"))
             continue
         problem = _problem(record)
         if problem is not None:
             if first:
-                raise RecordingError(f"{path} is not an agenthooks recording: line {number} is "
-                                     f"{problem}; {hint}")
+                raise RecordingError(
+                    f"{path} is not an agenthooks recording: line {number} is {problem}; {hint}"
+                )
             skipped.append(Skipped(number, problem))
             continue
         records.append(record)
     if not records:
         if skipped:
-            raise RecordingError(f"{path}: nothing readable: "
-                                 + "; ".join(str(s) for s in skipped))
+            raise RecordingError(f"{path}: nothing readable: " + "; ".join(str(s) for s in skipped))
         raise RecordingError(f"{path} is not an agenthooks recording: it is empty; {hint}")
     return Recording(path, records, skipped)
 

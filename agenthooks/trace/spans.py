@@ -83,8 +83,7 @@ class Trace:
 
 def preview(value: Any, limit: int = PREVIEW) -> str:
     """``value`` as short display text (strings as they are, the rest as JSON)."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                           default=str)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -128,8 +127,14 @@ class _Builder:
 
     def new(self, kind: str, name: str, r: dict[str, Any], parent: Span | None) -> Span:
         self.ids += 1
-        span = Span(self.ids, kind, name, str(r.get("branch") or r.get("agent") or ""),
-                    str(r.get("run_id") or ""), float(r["mono"]))
+        span = Span(
+            self.ids,
+            kind,
+            name,
+            str(r.get("branch") or r.get("agent") or ""),
+            str(r.get("run_id") or ""),
+            float(r["mono"]),
+        )
         (parent.children if parent is not None else self.roots).append(span)
         return span
 
@@ -149,8 +154,9 @@ class _Builder:
         parent = self.runs.get(str(r.get("parent_run_id") or ""))
         if parent is None:
             return None
-        candidates = [t for t in parent.tools.values() if t.end is None and t.id not in
-                      self.delegated]
+        candidates = [
+            t for t in parent.tools.values() if t.end is None and t.id not in self.delegated
+        ]
         for tool in sorted(candidates, key=lambda t: t.id):
             if tool.name == agent:
                 self.delegated.add(tool.id)
@@ -208,7 +214,8 @@ class _Builder:
         span.end = float(r["mono"])
         out = r.get("output")
         span.tokens = _tokens(out.get("usage") if isinstance(out, dict) else None) or _tokens(
-            r.get("usage"))
+            r.get("usage")
+        )
         if r.get("error") and span.status == "ok":
             span.status = "error"
         if r.get("error") and span.error is None:
@@ -241,8 +248,9 @@ class _Builder:
 
     def on_stream_chunk(self, state: _Run, r: dict[str, Any]) -> None:
         if state.model is not None:
-            state.model.details["streamed chunks"] = state.model.details.get(
-                "streamed chunks", 0) + 1
+            state.model.details["streamed chunks"] = (
+                state.model.details.get("streamed chunks", 0) + 1
+            )
 
     def on_stream_error(self, state: _Run, r: dict[str, Any]) -> None:
         if state.model is not None:
@@ -266,8 +274,9 @@ class _Builder:
         calls = response.get("tool_calls") or []
         span.details["finish_reason"] = response.get("finish_reason")
         if calls:
-            span.details["tool calls"] = ", ".join(str(c.get("name")) for c in calls
-                                                   if isinstance(c, dict))
+            span.details["tool calls"] = ", ".join(
+                str(c.get("name")) for c in calls if isinstance(c, dict)
+            )
         if response.get("content") is not None:
             span.details["content"] = preview(response.get("content"))
         if span.status == "error":
@@ -344,8 +353,7 @@ class _Builder:
         """Close what the recording left open, sub-agent runs before their parents."""
         for state in reversed(list(self.runs.values())):
             own = [s for s, _ in state.span.walk() if s.run_id == state.span.run_id]
-            closing = max([state.last, *(s.end for s, _ in state.span.walk()
-                                         if s.end is not None)])
+            closing = max([state.last, *(s.end for s, _ in state.span.walk() if s.end is not None)])
             if state.span.end is not None:
                 closing = state.span.end
             for span in own:
@@ -355,13 +363,32 @@ class _Builder:
                         span.status = "open"
 
 
-_HANDLED = frozenset({
-    "on_chat_start", "on_user_message", "on_chat_done", "on_chat_error", "on_chat_abort",
-    "on_chat_end", "on_loop_start", "on_loop_end", "pre_request", "on_stream_chunk",
-    "on_stream_error", "on_model_error", "on_response", "pre_tool_call", "on_tool_call_result",
-    "on_tool_call_error", "on_message", "on_handoff", "on_stop", "on_memory_read",
-    "on_memory_write", "on_memory_error",
-})
+_HANDLED = frozenset(
+    {
+        "on_chat_start",
+        "on_user_message",
+        "on_chat_done",
+        "on_chat_error",
+        "on_chat_abort",
+        "on_chat_end",
+        "on_loop_start",
+        "on_loop_end",
+        "pre_request",
+        "on_stream_chunk",
+        "on_stream_error",
+        "on_model_error",
+        "on_response",
+        "pre_tool_call",
+        "on_tool_call_result",
+        "on_tool_call_error",
+        "on_message",
+        "on_handoff",
+        "on_stop",
+        "on_memory_read",
+        "on_memory_write",
+        "on_memory_error",
+    }
+)
 """Events the builder reads; any other event only contributes a deny mark, if it denied."""
 
 

@@ -5,8 +5,13 @@ from __future__ import annotations
 from .spans import Mark, Span, Trace, preview
 
 _RED, _YELLOW, _DIM, _BOLD, _RESET = "\033[31m", "\033[33m", "\033[2m", "\033[1m", "\033[0m"
-_STATUS_WORD = {"error": "ERROR", "denied": "DENIED", "recovered": "RECOVERED",
-                "aborted": "ABORTED", "open": "UNFINISHED"}
+_STATUS_WORD = {
+    "error": "ERROR",
+    "denied": "DENIED",
+    "recovered": "RECOVERED",
+    "aborted": "ABORTED",
+    "open": "UNFINISHED",
+}
 
 
 def format_duration(seconds: float) -> str:
@@ -72,8 +77,9 @@ def _outcome(span: Span) -> str:
 
 def render_tree(trace: Trace, *, color: bool = False, unicode: bool = True) -> str:
     """The whole trace as text, one line per span (ending with a newline)."""
-    tee, last, pipe, blank = ("├─ ", "└─ ", "│  ", "   ") if unicode else (
-        "+- ", "`- ", "|  ", "   ")
+    tee, last, pipe, blank = (
+        ("├─ ", "└─ ", "│  ", "   ") if unicode else ("+- ", "`- ", "|  ", "   ")
+    )
     out: list[str] = []
 
     def paint(text: str, status: str, kind: str) -> str:
@@ -97,8 +103,9 @@ def render_tree(trace: Trace, *, color: bool = False, unicode: bool = True) -> s
         head = "" if top else prefix + (last if is_last else tee)
         out.append(head + paint(span_line(span), span.status, span.kind))
         inner = "" if top else prefix + (blank if is_last else pipe)
-        items: list[Span | Mark] = sorted([*span.children, *span.marks],
-                                          key=lambda x: x.start if isinstance(x, Span) else x.at)
+        items: list[Span | Mark] = sorted(
+            [*span.children, *span.marks], key=lambda x: x.start if isinstance(x, Span) else x.at
+        )
         for index, item in enumerate(items):
             final = index == len(items) - 1
             if isinstance(item, Span):

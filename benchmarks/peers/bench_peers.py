@@ -58,6 +58,7 @@ class Calls:
 
 # OpenAI Agents SDK ---------------------------------------------------------------------------
 
+
 def openai_agents() -> list[tuple[str, RunFn]]:
     """A custom ``Model`` returning ``ModelResponse``; ``Runner.run`` drives the loop."""
     from agents import Agent, ModelResponse, Runner, Usage, function_tool, set_tracing_disabled
@@ -70,22 +71,47 @@ def openai_agents() -> list[tuple[str, RunFn]]:
 
     set_tracing_disabled(True)
     ask = ModelResponse(
-        output=[ResponseFunctionToolCall(id="fc_1", call_id="call_1", name="add",
-                                         arguments='{"a": 2, "b": 3}', type="function_call",
-                                         status="completed")],
-        usage=Usage(), response_id=None)
+        output=[
+            ResponseFunctionToolCall(
+                id="fc_1",
+                call_id="call_1",
+                name="add",
+                arguments='{"a": 2, "b": 3}',
+                type="function_call",
+                status="completed",
+            )
+        ],
+        usage=Usage(),
+        response_id=None,
+    )
     answer = ModelResponse(
-        output=[ResponseOutputMessage(
-            id="msg_1", role="assistant", status="completed", type="message",
-            content=[ResponseOutputText(text="5", annotations=[], type="output_text")])],
-        usage=Usage(), response_id=None)
+        output=[
+            ResponseOutputMessage(
+                id="msg_1",
+                role="assistant",
+                status="completed",
+                type="message",
+                content=[ResponseOutputText(text="5", annotations=[], type="output_text")],
+            )
+        ],
+        usage=Usage(),
+        response_id=None,
+    )
 
     class ScriptedModel(Model):
         """Asks for ``add`` after the user message, answers after the tool output."""
 
-        async def get_response(self, system_instructions: Any, input: Any, model_settings: Any,
-                               tools: Any, output_schema: Any, handoffs: Any, tracing: Any,
-                               **kwargs: Any) -> Any:
+        async def get_response(
+            self,
+            system_instructions: Any,
+            input: Any,
+            model_settings: Any,
+            tools: Any,
+            output_schema: Any,
+            handoffs: Any,
+            tracing: Any,
+            **kwargs: Any,
+        ) -> Any:
             last = input[-1] if isinstance(input, list) else {"role": "user"}
             return answer if last.get("type") == "function_call_output" else ask
 
@@ -109,6 +135,7 @@ def openai_agents() -> list[tuple[str, RunFn]]:
 
 # LangChain -----------------------------------------------------------------------------------
 
+
 def langchain() -> list[tuple[str, RunFn]]:
     """A ``BaseChatModel`` supporting ``bind_tools``, run by ``create_agent``; then the same
     with 5 pass-through ``AgentMiddleware`` (``wrap_model_call``)."""
@@ -131,17 +158,35 @@ def langchain() -> list[tuple[str, RunFn]]:
             if isinstance(messages[-1], ToolMessage):
                 message = AIMessage(content="5")
             else:
-                message = AIMessage(content="", tool_calls=[
-                    {"name": "add", "args": {"a": 2, "b": 3}, "id": "call_1",
-                     "type": "tool_call"}])
+                message = AIMessage(
+                    content="",
+                    tool_calls=[
+                        {
+                            "name": "add",
+                            "args": {"a": 2, "b": 3},
+                            "id": "call_1",
+                            "type": "tool_call",
+                        }
+                    ],
+                )
             return ChatResult(generations=[ChatGeneration(message=message)])
 
-        def _generate(self, messages: list[BaseMessage], stop: Any = None,
-                      run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        def _generate(
+            self,
+            messages: list[BaseMessage],
+            stop: Any = None,
+            run_manager: Any = None,
+            **kwargs: Any,
+        ) -> ChatResult:
             return self._reply(messages)
 
-        async def _agenerate(self, messages: list[BaseMessage], stop: Any = None,
-                             run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        async def _agenerate(
+            self,
+            messages: list[BaseMessage],
+            stop: Any = None,
+            run_manager: Any = None,
+            **kwargs: Any,
+        ) -> ChatResult:
             return self._reply(messages)
 
         def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:
@@ -164,8 +209,9 @@ def langchain() -> list[tuple[str, RunFn]]:
         return a + b
 
     def runner(middleware: list[Any]) -> RunFn:
-        graph = create_agent(ScriptedChatModel(), [add], system_prompt="Add numbers.",
-                             middleware=middleware)
+        graph = create_agent(
+            ScriptedChatModel(), [add], system_prompt="Add numbers.", middleware=middleware
+        )
 
         async def run() -> str:
             state = await graph.ainvoke({"messages": [{"role": "user", "content": MESSAGE}]})
@@ -175,11 +221,14 @@ def langchain() -> list[tuple[str, RunFn]]:
 
     # create_agent refuses two middleware of the same name (the class name by default)
     five = [type(f"PassThrough{i}", (PassThrough,), {})() for i in range(5)]
-    return [("LangChain create_agent", runner([])),
-            ("LangChain create_agent, 5 middleware", runner(five))]
+    return [
+        ("LangChain create_agent", runner([])),
+        ("LangChain create_agent, 5 middleware", runner(five)),
+    ]
 
 
 # Strands -------------------------------------------------------------------------------------
+
 
 def strands() -> list[tuple[str, RunFn]]:
     """A custom ``Model`` provider whose ``stream`` yields Strands stream events."""
@@ -187,15 +236,19 @@ def strands() -> list[tuple[str, RunFn]]:
     from strands.models.model import Model
     from strands.telemetry.metrics import EventLoopMetrics
 
-    ask = [{"messageStart": {"role": "assistant"}},
-           {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "call_1", "name": "add"}}}},
-           {"contentBlockDelta": {"delta": {"toolUse": {"input": '{"a": 2, "b": 3}'}}}},
-           {"contentBlockStop": {}},
-           {"messageStop": {"stopReason": "tool_use"}}]
-    answer = [{"messageStart": {"role": "assistant"}},
-              {"contentBlockDelta": {"delta": {"text": "5"}}},
-              {"contentBlockStop": {}},
-              {"messageStop": {"stopReason": "end_turn"}}]
+    ask = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "call_1", "name": "add"}}}},
+        {"contentBlockDelta": {"delta": {"toolUse": {"input": '{"a": 2, "b": 3}'}}}},
+        {"contentBlockStop": {}},
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]
+    answer = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"delta": {"text": "5"}}},
+        {"contentBlockStop": {}},
+        {"messageStop": {"stopReason": "end_turn"}},
+    ]
 
     class ScriptedModel(Model):
         """Asks for ``add`` after the user message, answers after the tool result."""
@@ -210,8 +263,9 @@ def strands() -> list[tuple[str, RunFn]]:
             raise NotImplementedError("the benchmark has no structured output")
             yield  # pragma: no cover
 
-        async def stream(self, messages: Any, tool_specs: Any = None, system_prompt: Any = None,
-                         **kwargs: Any) -> Any:
+        async def stream(
+            self, messages: Any, tool_specs: Any = None, system_prompt: Any = None, **kwargs: Any
+        ) -> Any:
             tool_result = any("toolResult" in block for block in messages[-1]["content"])
             for event in answer if tool_result else ask:
                 yield event
@@ -222,8 +276,9 @@ def strands() -> list[tuple[str, RunFn]]:
         Calls.count += 1
         return a + b
 
-    agent = Agent(model=ScriptedModel(), tools=[add], system_prompt="Add numbers.",
-                  callback_handler=None)
+    agent = Agent(
+        model=ScriptedModel(), tools=[add], system_prompt="Add numbers.", callback_handler=None
+    )
 
     async def run() -> str:
         # a fresh conversation each time, as our rows have; the agent's metrics grow by a
@@ -237,6 +292,7 @@ def strands() -> list[tuple[str, RunFn]]:
 
 
 # ours ----------------------------------------------------------------------------------------
+
 
 def ours() -> list[tuple[str, float]]:
     """Our rows from ``bench_agent.measure()``, after checking the same answer and one tool
@@ -256,19 +312,32 @@ def ours() -> list[tuple[str, float]]:
 
 
 FRAMEWORKS: dict[str, Callable[[], list[tuple[str, RunFn]]]] = {
-    "openai-agents": openai_agents, "langchain": langchain, "strands": strands}
-PACKAGES = ("agenthooks", "openai-agents", "langchain", "langchain-core", "langgraph",
-            "strands-agents", "pydantic")
+    "openai-agents": openai_agents,
+    "langchain": langchain,
+    "strands": strands,
+}
+PACKAGES = (
+    "agenthooks",
+    "openai-agents",
+    "langchain",
+    "langchain-core",
+    "langgraph",
+    "strands-agents",
+    "pydantic",
+)
 
 
 # timing --------------------------------------------------------------------------------------
+
 
 async def _checked(run: RunFn) -> None:
     before = Calls.count
     answer = await run()
     if answer != "5" or Calls.count != before + 1:
-        raise AssertionError(f"expected answer '5' and one tool call, got {answer!r} and "
-                             f"{Calls.count - before} calls")
+        raise AssertionError(
+            f"expected answer '5' and one tool call, got {answer!r} and "
+            f"{Calls.count - before} calls"
+        )
 
 
 async def _time(run: RunFn) -> tuple[float, int]:
@@ -321,26 +390,38 @@ def main() -> int:
     rows: list[tuple[str, float, int]] = []
     for name in names:
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
-        out = subprocess.run([sys.executable, __file__, "--json", "--only", name],
-                             check=True, stdout=subprocess.PIPE, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, __file__, "--json", "--only", name],
+            check=True,
+            stdout=subprocess.PIPE,
+            text=True,
+        ).stdout
         rows += [tuple(r) for r in json.loads(out.splitlines()[-1])]  # type: ignore[misc]
 
     floor = rows[0][1]
     ours_0 = next(s for r, s, _ in rows if r == "agenthooks, 0 hooks")
-    print(f"# peers, {datetime.date.today().isoformat()}: python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}")
+    print(
+        f"# peers, {datetime.date.today().isoformat()}: python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}"
+    )
     print("# " + ", ".join(f"{p} {version(p)}" for p in PACKAGES))
-    print("\n## One agent run (user → 1 tool call `add(2, 3)` → answer \"5\"), scripted model")
+    print('\n## One agent run (user → 1 tool call `add(2, 3)` → answer "5"), scripted model')
     print(f"{'case':38} {'per run':>10} {'runs':>6} {'× floor':>9} {'× ours 0 hooks':>15}")
     for name, seconds, number in rows:
-        print(f"{name:38} {_fmt(seconds):>10} {number:6d} {seconds / floor:9.1f} "
-              f"{seconds / ours_0:15.2f}")
-    peers = [(n, s) for n, s, _ in rows if not n.startswith(("agenthooks", "floor", "hand-written"))]
+        print(
+            f"{name:38} {_fmt(seconds):>10} {number:6d} {seconds / floor:9.1f} "
+            f"{seconds / ours_0:15.2f}"
+        )
+    peers = [
+        (n, s) for n, s, _ in rows if not n.startswith(("agenthooks", "floor", "hand-written"))
+    ]
     if peers:
         name, fastest = min(peers, key=lambda r: r[1])
         verdict = "holds" if fastest / ours_0 >= 100 else "does NOT hold"
-        print(f"\naim: agenthooks (0 hooks) ≥ 100× below every peer — {verdict}: fastest peer "
-              f"({name}) is {fastest / ours_0:.0f}× our 0-hook run")
+        print(
+            f"\naim: agenthooks (0 hooks) ≥ 100× below every peer — {verdict}: fastest peer "
+            f"({name}) is {fastest / ours_0:.0f}× our 0-hook run"
+        )
     return 0
 
 

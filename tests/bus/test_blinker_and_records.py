@@ -27,14 +27,22 @@ from agenthooks.messages import ChatMessage, ToolCall, Usage
 
 
 def message(text: str = "hi") -> MessageContext:
-    return MessageContext(run_id="r1", agent="writer", branch="root/writer",
-                          message=ChatMessage(role="user", content=text))
+    return MessageContext(
+        run_id="r1",
+        agent="writer",
+        branch="root/writer",
+        message=ChatMessage(role="user", content=text),
+    )
 
 
 def tool_ctx(name: str = "search") -> PreToolCallContext:
-    return PreToolCallContext(run_id="r1", agent="a", branch="a",
-                              call=ToolCall(id="c9", name=name, arguments={"q": "x"}),
-                              tool_call_id="c9")
+    return PreToolCallContext(
+        run_id="r1",
+        agent="a",
+        branch="a",
+        call=ToolCall(id="c9", name=name, arguments={"q": "x"}),
+        tool_call_id="c9",
+    )
 
 
 # blinker ------------------------------------------------------------------------------------
@@ -58,8 +66,8 @@ async def test_receiver_runs_after_the_chain_and_before_on_event() -> None:
     bus.on("on_message", lambda ctx: calls.append("handler"), guard=True)
     bus.on("on_message", lambda ctx: calls.append("first"), priority=5)
     bus.signal("on_message").connect(
-        lambda sender, ctx: (calls.append("receiver"), received.append((sender, ctx))),
-        weak=False)
+        lambda sender, ctx: (calls.append("receiver"), received.append((sender, ctx))), weak=False
+    )
     ctx = message()
     await bus.emit("on_message", ctx)
     assert calls == ["first", "handler", "receiver", "on_event:on_message"]
@@ -99,8 +107,9 @@ async def test_receivers_run_after_an_interceptor_fold_and_see_the_final_value()
     seen: list[Any] = []
     bus.on("pre_tool_call", lambda ctx: {"result": "short"})
     bus.on("pre_tool_call", lambda ctx: seen.append(("guard", ctx.result)), guard=True)
-    bus.signal("BeforeTool").connect(lambda sender, ctx: seen.append(("receiver", ctx.result))
-                                     or Deny("ignored"), weak=False)
+    bus.signal("BeforeTool").connect(
+        lambda sender, ctx: seen.append(("receiver", ctx.result)) or Deny("ignored"), weak=False
+    )
     assert await bus.run("pre_tool_call", tool_ctx()) is None  # a receiver cannot deny
     assert seen == [("guard", "short"), ("receiver", "short")]
 
@@ -109,8 +118,9 @@ async def test_receivers_run_after_a_predicate() -> None:
     bus = HookBus()
     seen: list[str] = []
     bus.on("should_stop", lambda ctx: True)
-    bus.signal("should_stop").connect(lambda sender, ctx: seen.append("receiver") or False,
-                                      weak=False)
+    bus.signal("should_stop").connect(
+        lambda sender, ctx: seen.append("receiver") or False, weak=False
+    )
     assert await bus.check("should_stop", TurnContext()) is True
     assert seen == ["receiver"]
 
@@ -161,8 +171,7 @@ async def test_a_receiver_for_another_sender_is_not_called() -> None:
     bus = HookBus()
     calls: list[str] = []
     other = object()
-    bus.signal("on_stop").connect(lambda sender, ctx: calls.append("x"), sender=other,
-                                  weak=False)
+    bus.signal("on_stop").connect(lambda sender, ctx: calls.append("x"), sender=other, weak=False)
     await bus.emit("on_stop", StopContext())
     assert calls == []
 
@@ -216,7 +225,8 @@ async def test_receiver_errors_follow_the_bus_policy() -> None:
     with pytest.raises(LookupError) as info:
         await bus.emit("on_message", message())
     assert info.value.__notes__ == [
-        f"raised by handler {failing.__module__}.{failing.__qualname__} of event 'on_message'"]
+        f"raised by handler {failing.__module__}.{failing.__qualname__} of event 'on_message'"
+    ]
 
     calls: list[str] = []
     isolating = HookBus(errors="isolate")
@@ -227,7 +237,8 @@ async def test_receiver_errors_follow_the_bus_policy() -> None:
         assert await isolating.run("pre_request", CATALOG["pre_request"].context()) is None
     assert calls == ["record denied=None"]
     assert [(e["hook_event"], e["error"]) for e in logs] == [
-        ("pre_request", "LookupError: receiver broke")]
+        ("pre_request", "LookupError: receiver broke")
+    ]
 
 
 async def test_receiver_errors_in_teardown_events_are_logged() -> None:
@@ -253,8 +264,7 @@ async def test_one_record_per_emission_of_every_other_event() -> None:
     await bus.run("pre_request", CATALOG["pre_request"].context())  # no handlers of its own
     await bus.check("should_stop", TurnContext())
     await bus.emit("on_loop_end", CATALOG["on_loop_end"].context())
-    assert [r.type for r in records] == ["on_message", "pre_request", "should_stop",
-                                         "on_loop_end"]
+    assert [r.type for r in records] == ["on_message", "pre_request", "should_stop", "on_loop_end"]
     assert all(isinstance(r, EventRecord) for r in records)
 
 
@@ -305,9 +315,15 @@ async def test_record_of_a_tool_call_after_its_chain() -> None:
     records: list[EventRecord] = []
     bus.on("on_event", records.append)
     bus.on("on_tool_call_result", lambda ctx: {"result": "final"})
-    ctx = ToolResultContext(run_id="r1", agent="a", branch="a",
-                            call=ToolCall(id="c9", name="search", arguments={"q": "x"}),
-                            tool_call_id="c9", result="raw", duration=0.25)
+    ctx = ToolResultContext(
+        run_id="r1",
+        agent="a",
+        branch="a",
+        call=ToolCall(id="c9", name="search", arguments={"q": "x"}),
+        tool_call_id="c9",
+        result="raw",
+        duration=0.25,
+    )
     await bus.run("on_tool_call_result", ctx)
     (rec,) = records
     assert (rec.type, rec.tool_call_id, rec.tool_name) == ("on_tool_call_result", "c9", "search")
@@ -315,8 +331,9 @@ async def test_record_of_a_tool_call_after_its_chain() -> None:
     assert (rec.is_error, rec.denied, rec.error, rec.duration) == (False, None, None, 0.25)
 
 
-@pytest.mark.parametrize(("deny", "text"), [(Deny("policy"), "policy"),
-                                            (Deny(), 'Tool call "search" was denied')])
+@pytest.mark.parametrize(
+    ("deny", "text"), [(Deny("policy"), "policy"), (Deny(), 'Tool call "search" was denied')]
+)
 async def test_record_of_a_denied_tool_call(deny: Deny, text: str) -> None:
     bus = HookBus()
     records: list[EventRecord] = []
@@ -346,8 +363,12 @@ async def test_record_of_errors() -> None:
     bus = HookBus()
     records: list[EventRecord] = []
     bus.on("on_event", records.append)
-    await bus.run("on_tool_call_error", ToolErrorContext(
-        call=ToolCall(id="c1", name="fetch"), tool_call_id="c1", error=TimeoutError("slow")))
+    await bus.run(
+        "on_tool_call_error",
+        ToolErrorContext(
+            call=ToolCall(id="c1", name="fetch"), tool_call_id="c1", error=TimeoutError("slow")
+        ),
+    )
     await bus.emit("on_chat_error", ChatErrorContext(error=KeyError("k")))
     await bus.emit("on_chat_error", ChatErrorContext(error=RuntimeError()))
     await bus.run("pre_tool_call", tool_ctx())

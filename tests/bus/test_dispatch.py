@@ -137,8 +137,11 @@ async def test_emit_run_and_check_accept_aliases() -> None:
 
 async def test_emit_of_an_unknown_event_raises() -> None:
     bus = HookBus()
-    for call in (bus.emit("on_mesage", message()), bus.run("pre_reqest", message()),
-                 bus.check("should_stp", TurnContext())):
+    for call in (
+        bus.emit("on_mesage", message()),
+        bus.run("pre_reqest", message()),
+        bus.check("should_stp", TurnContext()),
+    ):
         with pytest.raises(UnknownEventError):
             await call
 

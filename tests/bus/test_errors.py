@@ -13,12 +13,21 @@ from agenthooks.events import CATALOG, ScopeContext
 from agenthooks.messages import ProviderResponse
 
 GATES = ["on_user_message", "pre_agent", "pre_request", "pre_tool_call", "pre_handoff"]
-NON_GATE_DENY = ["on_chat_start", "on_session_start", "post_agent", "on_response",
-                 "on_tool_call_result"]
+NON_GATE_DENY = [
+    "on_chat_start",
+    "on_session_start",
+    "post_agent",
+    "on_response",
+    "on_tool_call_result",
+]
 DENY_EVENTS = GATES + NON_GATE_DENY
 TEARDOWN = ["on_chat_error", "on_chat_abort", "on_chat_end", "on_session_end"]
-NO_DENY_INTERCEPTORS = ["transform_context", "on_model_error", "on_tool_call_error",
-                        "prepare_next_turn"]
+NO_DENY_INTERCEPTORS = [
+    "transform_context",
+    "on_model_error",
+    "on_tool_call_error",
+    "prepare_next_turn",
+]
 
 
 class Boom(Exception):
@@ -87,8 +96,7 @@ async def test_async_handler_exception_keeps_its_type() -> None:
     with pytest.raises(KeyError) as info:
         await bus.run("pre_request", ctx_for("pre_request"))
     assert info.value.args == ("missing",)
-    assert info.value.__notes__ == [
-        f"raised by handler {label(failing)} of event 'pre_request'"]
+    assert info.value.__notes__ == [f"raised by handler {label(failing)} of event 'pre_request'"]
 
 
 async def test_scope_event_errors_reach_the_caller() -> None:
@@ -121,14 +129,16 @@ async def test_isolate_per_bus_logs_and_goes_on() -> None:
     with structlog.testing.capture_logs() as logs:
         assert await bus.emit("on_message", ctx_for("on_message")) is None
     assert calls == ["next"]
-    assert logs == [{
-        "event": "hook_error_isolated",
-        "hook_event": "on_message",
-        "handler": label(boom),
-        "error": "Boom: boom",
-        "guard": False,
-        "log_level": "warning",
-    }]
+    assert logs == [
+        {
+            "event": "hook_error_isolated",
+            "hook_event": "on_message",
+            "handler": label(boom),
+            "error": "Boom: boom",
+            "guard": False,
+            "log_level": "warning",
+        }
+    ]
 
 
 async def test_isolate_per_handler() -> None:
@@ -213,7 +223,8 @@ async def test_isolated_bad_return_counts_as_none_and_changes_nothing() -> None:
     assert seen == ["original"]
     assert ctx.response.content == "original"
     assert logs[0]["error"].startswith(
-        f"BadReturnError: handler {label(bad)} of 'on_response' returned key 'oops'")
+        f"BadReturnError: handler {label(bad)} of 'on_response' returned key 'oops'"
+    )
 
 
 async def test_isolated_bad_return_in_a_gate_is_a_deny() -> None:
@@ -227,7 +238,8 @@ async def test_isolated_bad_return_in_a_gate_is_a_deny() -> None:
         deny = await bus.run("pre_tool_call", ctx_for("pre_tool_call"))
     assert deny == Deny(
         f"handler {label(bad)} of 'pre_tool_call' returned str; it may return None or "
-        '{"call"}, {"error"}, {"result"}, Deny(reason)')
+        '{"call"}, {"error"}, {"result"}, Deny(reason)'
+    )
 
 
 async def test_isolated_deny_on_an_event_that_cannot_deny_counts_as_none() -> None:
@@ -255,9 +267,16 @@ async def test_a_guard_exception_is_a_deny_under_both_policies(event: str, polic
     with structlog.testing.capture_logs() as logs:
         assert await bus.run(event, ctx_for(event)) == Deny("boom")
     assert calls == ["ordinary"]
-    assert logs == [{"event": "hook_error_isolated", "hook_event": event,
-                     "handler": label(boom), "error": "Boom: boom", "guard": True,
-                     "log_level": "warning"}]
+    assert logs == [
+        {
+            "event": "hook_error_isolated",
+            "hook_event": event,
+            "handler": label(boom),
+            "error": "Boom: boom",
+            "guard": True,
+            "log_level": "warning",
+        }
+    ]
 
 
 @pytest.mark.parametrize("policy", ["raise", "isolate"])
@@ -272,12 +291,14 @@ async def test_a_guard_bad_return_is_a_deny_under_both_policies(policy: str) -> 
         deny = await bus.run("on_response", ctx_for("on_response"))
     assert deny == Deny(
         f"handler {label(sloppy)} of 'on_response' returned key 'result', which on_response "
-        "does not accept. It may return {\"response\"}, Deny(reason)")
+        'does not accept. It may return {"response"}, Deny(reason)'
+    )
 
 
 @pytest.mark.parametrize("policy", ["raise", "isolate"])
-@pytest.mark.parametrize("event", NO_DENY_INTERCEPTORS + ["on_message", "on_loop_end",
-                                                          "should_stop", "on_chat_done"])
+@pytest.mark.parametrize(
+    "event", NO_DENY_INTERCEPTORS + ["on_message", "on_loop_end", "should_stop", "on_chat_done"]
+)
 async def test_a_guard_on_an_event_that_cannot_deny_raises(event: str, policy: str) -> None:
     bus = HookBus(errors=policy)  # type: ignore[arg-type]
     bus.on(event, boom, guard=True)
@@ -298,8 +319,7 @@ async def test_a_guard_bad_return_on_an_event_that_cannot_deny_raises() -> None:
 
 @pytest.mark.parametrize("policy", ["raise", "isolate"])
 @pytest.mark.parametrize("event", TEARDOWN)
-async def test_teardown_handlers_exceptions_are_logged_and_ignored(event: str,
-                                                                   policy: str) -> None:
+async def test_teardown_handlers_exceptions_are_logged_and_ignored(event: str, policy: str) -> None:
     bus = HookBus(errors=policy)  # type: ignore[arg-type]
     calls: list[str] = []
 
@@ -324,11 +344,19 @@ async def test_teardown_handlers_exceptions_are_logged_and_ignored(event: str,
 
 
 @pytest.mark.parametrize("exc_type", [asyncio.CancelledError, KeyboardInterrupt])
-@pytest.mark.parametrize(("event", "guard"), [("on_message", False), ("pre_tool_call", False),
-                                              ("pre_tool_call", True), ("on_chat_end", False),
-                                              ("on_chat_abort", True)])
-async def test_base_exceptions_are_never_isolated(exc_type: type[BaseException], event: str,
-                                                  guard: bool) -> None:
+@pytest.mark.parametrize(
+    ("event", "guard"),
+    [
+        ("on_message", False),
+        ("pre_tool_call", False),
+        ("pre_tool_call", True),
+        ("on_chat_end", False),
+        ("on_chat_abort", True),
+    ],
+)
+async def test_base_exceptions_are_never_isolated(
+    exc_type: type[BaseException], event: str, guard: bool
+) -> None:
     bus = HookBus(errors="isolate")
 
     def cancel(ctx: object) -> None:
@@ -339,9 +367,16 @@ async def test_base_exceptions_are_never_isolated(exc_type: type[BaseException],
         await dispatch(bus, event)
 
 
-@pytest.mark.parametrize(("event", "guard"), [("on_message", False), ("pre_tool_call", False),
-                                              ("pre_tool_call", True), ("on_response", True),
-                                              ("should_stop", False)])
+@pytest.mark.parametrize(
+    ("event", "guard"),
+    [
+        ("on_message", False),
+        ("pre_tool_call", False),
+        ("pre_tool_call", True),
+        ("on_response", True),
+        ("should_stop", False),
+    ],
+)
 async def test_stop_run_is_never_isolated(event: str, guard: bool) -> None:
     bus = HookBus(errors="isolate")
 

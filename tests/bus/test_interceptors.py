@@ -28,13 +28,18 @@ def response_ctx(content: str) -> ResponseContext:
 
 
 def tool_ctx(name: str = "search", **arguments: Any) -> PreToolCallContext:
-    return PreToolCallContext(call=ToolCall(id="c1", name=name, arguments=arguments),
-                              tool_call_id="c1")
+    return PreToolCallContext(
+        call=ToolCall(id="c1", name=name, arguments=arguments), tool_call_id="c1"
+    )
 
 
 def error_ctx(source: str = "handler") -> ToolErrorContext:
-    return ToolErrorContext(call=ToolCall(id="c1", name="search"), tool_call_id="c1",
-                            error=ValueError("tool failed"), source=source)
+    return ToolErrorContext(
+        call=ToolCall(id="c1", name="search"),
+        tool_call_id="c1",
+        error=ValueError("tool failed"),
+        source=source,
+    )
 
 
 # composition ------------------------------------------------------------------------------
@@ -48,7 +53,9 @@ async def test_seed_000_trim_then_uppercase() -> None:
 
     async def upper(ctx: ResponseContext) -> dict[str, Any]:
         # runs after the trim hook, sees the trimmed content
-        return {"response": ctx.response.model_copy(update={"content": ctx.response.content.upper()})}
+        return {
+            "response": ctx.response.model_copy(update={"content": ctx.response.content.upper()})
+        }
 
     bus.on("onResponse", trim)
     bus.on("onResponse", upper)
@@ -68,6 +75,7 @@ async def test_each_handler_sees_what_the_previous_returned() -> None:
     def add(text: str):
         def handler(ctx: TransformContextContext) -> dict[str, Any]:
             return {"messages": [*ctx.messages, ChatMessage(role="user", content=text)]}
+
         return handler
 
     bus.on("transform_context", add("b"))
@@ -215,8 +223,9 @@ async def test_call_changes_arguments_and_composes() -> None:
     seen: list[dict[str, Any]] = []
 
     def add_limit(ctx: PreToolCallContext) -> dict[str, Any]:
-        return {"call": ctx.call.model_copy(update={"arguments": {**ctx.call.arguments,
-                                                                  "limit": 5}})}
+        return {
+            "call": ctx.call.model_copy(update={"arguments": {**ctx.call.arguments, "limit": 5}})
+        }
 
     def as_dict(ctx: PreToolCallContext) -> dict[str, Any]:
         seen.append(dict(ctx.call.arguments))
@@ -277,8 +286,11 @@ async def test_on_model_error_first_recovery_wins() -> None:
     bus.on("on_model_error", guard, guard=True)
     ctx = ModelErrorContext(error=ConnectionError("down"))
     assert await bus.run("on_model_error", ctx) is None
-    assert calls == ["replace saw down", "recover saw replaced",
-                     "guard saw fallback recovered=True"]
+    assert calls == [
+        "replace saw down",
+        "recover saw replaced",
+        "guard saw fallback recovered=True",
+    ]
     assert ctx.response == ProviderResponse(content="fallback")
     assert ctx.error is replacement
 
@@ -288,9 +300,11 @@ async def test_error_replacements_keep_draining() -> None:
     errors = [KeyError("a"), ValueError("b"), TypeError("c")]
     seen: list[BaseException | None] = []
     for err in errors:
+
         def handler(ctx: ModelErrorContext, err: BaseException = err) -> dict[str, Any]:
             seen.append(ctx.error)
             return {"error": err}
+
         bus.on("on_model_error", handler)
     original = ConnectionError("down")
     ctx = ModelErrorContext(error=original)
@@ -311,7 +325,11 @@ async def test_on_tool_call_error_first_recovery_wins() -> None:
     await bus.run("on_tool_call_error", ctx)
     assert calls == ["guard:fallback"]
     assert (ctx.result, ctx.recovered, ctx.terminate, ctx.error) == (
-        "fallback", True, True, "rewritten")
+        "fallback",
+        True,
+        True,
+        "rewritten",
+    )
 
 
 async def test_recovery_is_ignored_for_denied_calls() -> None:
@@ -343,6 +361,7 @@ async def test_should_stop_any_true_wins_and_stops_at_the_first_true() -> None:
         async def handler(ctx: TurnContext) -> bool | None:
             calls.append(label)
             return value
+
         return handler
 
     bus.on("should_stop", vote("none", None))
@@ -382,16 +401,33 @@ async def test_should_stop_non_bool_is_a_bad_return() -> None:
 # Deny ---------------------------------------------------------------------------------------
 
 DENY_EVENTS = sorted(n for n, s in CATALOG.items() if s.deny)
-NO_DENY_INTERCEPTORS = sorted(n for n, s in CATALOG.items()
-                              if s.kind == "interceptor" and not s.deny)
+NO_DENY_INTERCEPTORS = sorted(
+    n for n, s in CATALOG.items() if s.kind == "interceptor" and not s.deny
+)
 
 
 def test_the_events_that_can_deny() -> None:
-    assert DENY_EVENTS == sorted([
-        "on_chat_start", "on_user_message", "pre_agent", "post_agent", "on_session_start",
-        "pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "pre_handoff"])
-    assert NO_DENY_INTERCEPTORS == sorted([
-        "transform_context", "on_model_error", "on_tool_call_error", "prepare_next_turn"])
+    assert (
+        sorted(
+            [
+                "on_chat_start",
+                "on_user_message",
+                "pre_agent",
+                "post_agent",
+                "on_session_start",
+                "pre_request",
+                "on_response",
+                "pre_tool_call",
+                "on_tool_call_result",
+                "pre_handoff",
+            ]
+        )
+        == DENY_EVENTS
+    )
+    assert (
+        sorted(["transform_context", "on_model_error", "on_tool_call_error", "prepare_next_turn"])
+        == NO_DENY_INTERCEPTORS
+    )
 
 
 @pytest.mark.parametrize("event", DENY_EVENTS)
@@ -438,14 +474,13 @@ def test_deny_text() -> None:
     assert Deny("policy").text("search") == "policy"
     assert Deny().text("search") == 'Tool call "search" was denied'
     assert Deny().text() == "denied"
-    assert Deny("") .text() == "denied"
+    assert Deny("").text() == "denied"
 
 
 async def test_deny_after_a_short_circuit_wins() -> None:
     bus = HookBus()
     bus.on("pre_request", lambda ctx: {"response": ProviderResponse(content="cached")})
-    bus.on("pre_request", lambda ctx: Deny("cache poisoned") if ctx.response else None,
-           guard=True)
+    bus.on("pre_request", lambda ctx: Deny("cache poisoned") if ctx.response else None, guard=True)
     assert await bus.run("pre_request", PreRequestContext()) == Deny("cache poisoned")
 
 
@@ -470,13 +505,17 @@ async def test_guards_see_the_final_value_and_may_change_it() -> None:
 
     def redact(ctx: ResponseContext) -> dict[str, Any]:
         seen.append(ctx.response.content)
-        return {"response": ctx.response.model_copy(
-            update={"content": ctx.response.content.replace("secret", "[redacted]")})}
+        return {
+            "response": ctx.response.model_copy(
+                update={"content": ctx.response.content.replace("secret", "[redacted]")}
+            )
+        }
 
     bus.on("on_response", redact, guard=True)
     bus.on("on_response", lambda ctx: {"response": ProviderResponse(content="the secret")})
-    bus.on("on_response", lambda ctx: seen.append(f"last guard: {ctx.response.content}"),
-           guard=True)
+    bus.on(
+        "on_response", lambda ctx: seen.append(f"last guard: {ctx.response.content}"), guard=True
+    )
     ctx = response_ctx("x")
     await bus.run("on_response", ctx)
     assert seen == ["the secret", "last guard: the [redacted]"]
@@ -536,7 +575,7 @@ async def test_unknown_key_without_a_close_match() -> None:
     assert str(info.value) == (
         f"handler {odd.__module__}.{odd.__qualname__} of 'on_tool_call_result' returned key "
         "'zzz', which on_tool_call_result does not accept. It may return {\"result\"}, "
-        "{\"terminate\"}, Deny(reason)"
+        '{"terminate"}, Deny(reason)'
     )
 
 
@@ -551,7 +590,7 @@ async def test_a_non_mapping_return_is_a_bad_return() -> None:
         await bus.run("on_response", response_ctx("x"))
     assert str(info.value) == (
         f"handler {text.__module__}.{text.__qualname__} of 'on_response' returned str; it may "
-        "return None or {\"response\"}, Deny(reason)"
+        'return None or {"response"}, Deny(reason)'
     )
 
 
@@ -621,8 +660,9 @@ async def test_a_guard_short_circuit_does_not_skip_later_guards() -> None:
     cached = ProviderResponse(content="from guard")
     bus.on("pre_request", lambda ctx: calls.append("ordinary"))
     bus.on("pre_request", lambda ctx: {"response": cached}, guard=True)
-    bus.on("pre_request", lambda ctx: calls.append(f"guard 2 saw {ctx.response.content}"),
-           guard=True)
+    bus.on(
+        "pre_request", lambda ctx: calls.append(f"guard 2 saw {ctx.response.content}"), guard=True
+    )
     ctx = PreRequestContext()
     assert await bus.run("pre_request", ctx) is None
     assert calls == ["ordinary", "guard 2 saw from guard"]

@@ -58,11 +58,13 @@ def hook(calls: list[str], label: str, result: Any = None):
     def handler(ctx: Any) -> Any:
         calls.append(label)
         return result
+
     return handler
 
 
-def provider(calls: list[str], content: str = "answer", fail: int = 0,
-             exc: Exception | None = None) -> CallNext:
+def provider(
+    calls: list[str], content: str = "answer", fail: int = 0, exc: Exception | None = None
+) -> CallNext:
     state = {"n": 0}
 
     async def call(ctx: PreRequestContext) -> ProviderResponse:
@@ -71,6 +73,7 @@ def provider(calls: list[str], content: str = "answer", fail: int = 0,
         if exc is not None and (fail == 0 or state["n"] <= fail):
             raise exc
         return ProviderResponse(content=content)
+
     return call
 
 
@@ -92,8 +95,17 @@ async def test_full_provider_chain_order() -> None:
     bus.use(Trace("mw2", calls))
     result = await call_provider(bus, request_ctx(), provider(calls), bus.provider_stack)
     assert result == ProviderResponse(content="answer")
-    assert calls == ["pre_request#1", "pre_request#2", "mw1.before", "mw2.before", "call(m)",
-                     "mw2.after", "mw1.after", "on_response#1", "on_response#2"]
+    assert calls == [
+        "pre_request#1",
+        "pre_request#2",
+        "mw1.before",
+        "mw2.before",
+        "call(m)",
+        "mw2.after",
+        "mw1.after",
+        "on_response#1",
+        "on_response#2",
+    ]
 
 
 async def test_a_pre_request_cache_hit_skips_the_middleware_and_the_call() -> None:
@@ -128,8 +140,9 @@ async def test_pre_request_deny_skips_everything_after_it() -> None:
     bus.on("pre_request", lambda ctx: Deny("over budget"))
     bus.on("on_response", hook(calls, "on_response"))
     bus.use(Trace("mw", calls))
-    assert await call_provider(bus, request_ctx(), provider(calls),
-                               bus.provider_stack) == Deny("over budget")
+    assert await call_provider(bus, request_ctx(), provider(calls), bus.provider_stack) == Deny(
+        "over budget"
+    )
     assert calls == []
 
 
@@ -137,8 +150,9 @@ async def test_on_response_deny_is_returned() -> None:
     bus = HookBus()
     calls: list[str] = []
     bus.on("on_response", lambda ctx: Deny("unsafe") if ctx.response.content == "answer" else None)
-    assert await call_provider(bus, request_ctx(), provider(calls),
-                               bus.provider_stack) == Deny("unsafe")
+    assert await call_provider(bus, request_ctx(), provider(calls), bus.provider_stack) == Deny(
+        "unsafe"
+    )
     assert calls == ["call(m)"]
 
 
@@ -155,12 +169,18 @@ async def test_on_model_error_does_not_see_what_the_retry_middleware_absorbed() 
     bus.on("on_model_error", hook(calls, "on_model_error"))
     bus.on("on_response", lambda ctx: calls.append(f"on_response saw {ctx.response.content}"))
     bus.use(Retry(calls))
-    result = await call_provider(bus, request_ctx(),
-                                 provider(calls, fail=2, exc=ConnectionError("blip")),
-                                 bus.provider_stack)
+    result = await call_provider(
+        bus, request_ctx(), provider(calls, fail=2, exc=ConnectionError("blip")), bus.provider_stack
+    )
     assert result == ProviderResponse(content="answer")
-    assert calls == ["call(m)", "retry.failed#1", "call(m)", "retry.failed#2", "call(m)",
-                     "on_response saw answer"]
+    assert calls == [
+        "call(m)",
+        "retry.failed#1",
+        "call(m)",
+        "retry.failed#2",
+        "call(m)",
+        "on_response saw answer",
+    ]
 
 
 async def test_on_model_error_sees_what_the_middleware_gave_up_on() -> None:
@@ -180,8 +200,14 @@ async def test_on_model_error_sees_what_the_middleware_gave_up_on() -> None:
     bus.use(Retry(calls, times=2))
     result = await call_provider(bus, request_ctx(), provider(calls, exc=exc), bus.provider_stack)
     assert result == ProviderResponse(content="fallback")
-    assert calls == ["call(m)", "retry.failed#1", "call(m)", "retry.failed#2", "on_model_error",
-                     "on_response saw fallback"]
+    assert calls == [
+        "call(m)",
+        "retry.failed#1",
+        "call(m)",
+        "retry.failed#2",
+        "on_model_error",
+        "on_response saw fallback",
+    ]
     assert seen[0].error is exc
     assert seen[0].request.model == "m"
 
@@ -223,6 +249,7 @@ def tool_fn(calls: list[str], result: Any = "found", exc: Exception | None = Non
         if exc is not None:
             raise exc
         return result
+
     return run
 
 
@@ -235,8 +262,15 @@ async def test_full_tool_chain_order() -> None:
     bus.use(Trace("mw1", calls))
     bus.use(Trace("mw2", calls))
     outcome = await call_tool(bus, tool_ctx(), tool_fn(calls), bus.tool_stack)
-    assert calls == ["pre_tool_call", "mw1.before", "mw2.before", "tool({'q': 'x'})",
-                     "mw2.after", "mw1.after", "result hook saw found"]
+    assert calls == [
+        "pre_tool_call",
+        "mw1.before",
+        "mw2.before",
+        "tool({'q': 'x'})",
+        "mw2.after",
+        "mw1.after",
+        "result hook saw found",
+    ]
     assert (outcome.result, outcome.error, outcome.denied) == ("found", None, False)
     assert outcome.duration >= 0
 
@@ -244,8 +278,10 @@ async def test_full_tool_chain_order() -> None:
 async def test_changed_arguments_reach_the_tool() -> None:
     bus = HookBus()
     calls: list[str] = []
-    bus.on("pre_tool_call", lambda ctx: {"call": ctx.call.model_copy(
-        update={"arguments": {"q": "rewritten"}})})
+    bus.on(
+        "pre_tool_call",
+        lambda ctx: {"call": ctx.call.model_copy(update={"arguments": {"q": "rewritten"}})},
+    )
     outcome = await call_tool(bus, tool_ctx(), tool_fn(calls), bus.tool_stack)
     assert calls == ["tool({'q': 'rewritten'})"]
     assert outcome.call.arguments == {"q": "rewritten"}
@@ -273,8 +309,11 @@ async def test_a_refusal_in_pre_tool_call_is_denied_and_cannot_be_recovered(refu
     bus.use(Trace("mw", calls))
     with structlog.testing.capture_logs() as logs:
         outcome = await call_tool(bus, tool_ctx(), tool_fn(calls), bus.tool_stack)
-    expected = {"error": "quota exceeded"}.get("error") if isinstance(refusal, dict) else (
-        refusal.text("search"))
+    expected = (
+        {"error": "quota exceeded"}.get("error")
+        if isinstance(refusal, dict)
+        else (refusal.text("search"))
+    )
     assert calls == []
     assert seen[0].source == "denied" and seen[0].error == expected
     assert outcome.is_error and outcome.error == expected and outcome.result is None
@@ -307,8 +346,11 @@ async def test_tool_error_recovery_then_on_tool_call_result_sees_the_result() ->
     bus.on("on_tool_call_error", recover)
     bus.on("on_tool_call_result", result_hook)
     outcome = await call_tool(bus, tool_ctx(), tool_fn(calls, exc=exc), bus.tool_stack)
-    assert calls == ["tool({'q': 'x'})", "error hook saw bad input from handler",
-                     "result hook saw default"]
+    assert calls == [
+        "tool({'q': 'x'})",
+        "error hook saw bad input from handler",
+        "result hook saw default",
+    ]
     assert (outcome.result, outcome.error, outcome.source) == ("DEFAULT", None, None)
 
 
@@ -337,7 +379,11 @@ async def test_on_tool_call_result_deny_makes_an_error_and_skips_on_tool_call_er
     bus.on("on_tool_call_error", hook(calls, "never"))
     outcome = await call_tool(bus, tool_ctx(), tool_fn(calls), bus.tool_stack)
     assert (outcome.result, outcome.error, outcome.source, outcome.denied) == (
-        None, "leaks a secret", "denied", True)
+        None,
+        "leaks a secret",
+        "denied",
+        True,
+    )
     assert calls == ["tool({'q': 'x'})"]
 
 
@@ -353,10 +399,16 @@ async def test_on_tool_call_error_sees_only_what_the_tool_middleware_gave_up_on(
     calls: list[str] = []
     bus.on("on_tool_call_error", lambda ctx: calls.append(f"error hook: {ctx.error}"))
     bus.use(Retry(calls, times=2))
-    outcome = await call_tool(bus, tool_ctx(), tool_fn(calls, exc=ConnectionError("net")),
-                              bus.tool_stack)
-    assert calls == ["tool({'q': 'x'})", "retry.failed#1", "tool({'q': 'x'})",
-                     "retry.failed#2", "error hook: net"]
+    outcome = await call_tool(
+        bus, tool_ctx(), tool_fn(calls, exc=ConnectionError("net")), bus.tool_stack
+    )
+    assert calls == [
+        "tool({'q': 'x'})",
+        "retry.failed#1",
+        "tool({'q': 'x'})",
+        "retry.failed#2",
+        "error hook: net",
+    ]
     assert isinstance(outcome, ToolOutcome) and isinstance(outcome.error, ConnectionError)
 
 

@@ -14,8 +14,15 @@ from agenthooks.middleware import CallNext
 class Trace(Middleware):
     """Records its phases; optionally short-circuits, replaces or recovers."""
 
-    def __init__(self, name: str, calls: list[str], *, early: Any = None, replace: Any = None,
-                 recover: Any = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        calls: list[str],
+        *,
+        early: Any = None,
+        replace: Any = None,
+        recover: Any = None,
+    ) -> None:
         self.label, self.calls = name, calls
         self.early, self.replace, self.recover = early, replace, recover
 
@@ -36,6 +43,7 @@ def endpoint(calls: list[str], value: Any = "v") -> CallNext:
     async def call(ctx: Any) -> Any:
         calls.append("call")
         return value
+
     return call
 
 
@@ -43,6 +51,7 @@ def failing(calls: list[str], exc: Exception) -> CallNext:
     async def call(ctx: Any) -> Any:
         calls.append("call")
         raise exc
+
     return call
 
 
@@ -50,8 +59,15 @@ async def test_before_in_stack_order_after_in_reverse() -> None:
     calls: list[str] = []
     stack = Stack([Trace("m1", calls), Trace("m2", calls), Trace("m3", calls)])
     assert await stack.compose(endpoint(calls))(object()) == "v"
-    assert calls == ["m1.before", "m2.before", "m3.before", "call",
-                     "m3.after(v)", "m2.after(v)", "m1.after(v)"]
+    assert calls == [
+        "m1.before",
+        "m2.before",
+        "m3.before",
+        "call",
+        "m3.after(v)",
+        "m2.after(v)",
+        "m1.after(v)",
+    ]
 
 
 async def test_before_short_circuit_skips_inner_layers_and_the_call() -> None:
@@ -74,9 +90,16 @@ async def test_on_error_runs_in_reverse_and_the_first_recovery_wins() -> None:
     stack = Stack([Trace("m1", calls), Trace("m2", calls, recover="saved"), Trace("m3", calls)])
     assert await stack.compose(failing(calls, ConnectionError("down")))(object()) == "saved"
     # after a recovery the recovering layer's after and the outer afters see the value
-    assert calls == ["m1.before", "m2.before", "m3.before", "call",
-                     "m3.on_error(down)", "m2.on_error(down)", "m2.after(saved)",
-                     "m1.after(saved)"]
+    assert calls == [
+        "m1.before",
+        "m2.before",
+        "m3.before",
+        "call",
+        "m3.on_error(down)",
+        "m2.on_error(down)",
+        "m2.after(saved)",
+        "m1.after(saved)",
+    ]
 
 
 async def test_unrecovered_error_keeps_its_identity() -> None:
@@ -99,8 +122,14 @@ async def test_an_error_in_after_goes_to_the_outer_on_error() -> None:
 
     stack = Stack([Trace("outer", calls, recover="fixed"), BadAfter("bad", calls)])
     assert await stack.compose(endpoint(calls))(object()) == "fixed"
-    assert calls == ["outer.before", "bad.before", "call", "bad.after",
-                     "outer.on_error(after failed)", "outer.after(fixed)"]
+    assert calls == [
+        "outer.before",
+        "bad.before",
+        "call",
+        "bad.after",
+        "outer.on_error(after failed)",
+        "outer.after(fixed)",
+    ]
 
 
 async def test_sync_and_async_phases_mix() -> None:
@@ -173,9 +202,17 @@ async def test_wrap_style_retry_and_context_replacement() -> None:
     app = Stack([Retry(), Trace("t", calls), Rewrite()]).compose(flaky)
     assert await app({"q": 1}) == "<ok>"
     assert calls == [
-        "t.before", "call {'q': 1, 'rewritten': True}", "t.on_error()", "retry 0",
-        "t.before", "call {'q': 1, 'rewritten': True}", "t.on_error()", "retry 1",
-        "t.before", "call {'q': 1, 'rewritten': True}", "t.after(<ok>)",
+        "t.before",
+        "call {'q': 1, 'rewritten': True}",
+        "t.on_error()",
+        "retry 0",
+        "t.before",
+        "call {'q': 1, 'rewritten': True}",
+        "t.on_error()",
+        "retry 1",
+        "t.before",
+        "call {'q': 1, 'rewritten': True}",
+        "t.after(<ok>)",
     ]
 
 
@@ -193,7 +230,8 @@ async def test_wrap_may_short_circuit_without_calling_next() -> None:
 async def test_cancellation_is_not_an_error_to_recover_from() -> None:
     calls: list[str] = []
     app = Stack([Trace("t", calls, recover="nope")]).compose(
-        failing(calls, asyncio.CancelledError()))  # type: ignore[arg-type]
+        failing(calls, asyncio.CancelledError())
+    )  # type: ignore[arg-type]
     with pytest.raises(asyncio.CancelledError):
         await app(object())
     assert calls == ["t.before", "call"]
@@ -255,8 +293,7 @@ async def test_use_rebuilds_the_stack_and_a_call_keeps_its_snapshot() -> None:
     assert calls == ["first.before", "call", "first.after(v)"]
     calls.clear()
     await bus.provider_stack.compose(endpoint(calls))(None)
-    assert calls == ["first.before", "second.before", "call", "second.after(v)",
-                     "first.after(v)"]
+    assert calls == ["first.before", "second.before", "call", "second.after(v)", "first.after(v)"]
     dispose()
     calls.clear()
     await bus.tool_stack.compose(endpoint(calls))(None)

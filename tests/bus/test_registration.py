@@ -320,13 +320,21 @@ def test_unknown_event_names_the_closest_events() -> None:
 @pytest.mark.parametrize(
     ("name", "text"),
     [
-        ("on_mesage",
-         "unknown event 'on_mesage'; did you mean 'on_message', 'onMessage', 'on_user_message'?"),
-        ("PRE_REQUEST",
-         ("unknown event 'PRE_REQUEST'; did you mean 'pre_request', 'pre_agent', "
-          "'prepare_next_turn'?")),
-        ("aftertool",
-         "unknown event 'aftertool'; did you mean 'AfterTool', 'afterToolCall', 'AfterToolCall'?"),
+        (
+            "on_mesage",
+            "unknown event 'on_mesage'; did you mean 'on_message', 'onMessage', 'on_user_message'?",
+        ),
+        (
+            "PRE_REQUEST",
+            (
+                "unknown event 'PRE_REQUEST'; did you mean 'pre_request', 'pre_agent', "
+                "'prepare_next_turn'?"
+            ),
+        ),
+        (
+            "aftertool",
+            "unknown event 'aftertool'; did you mean 'AfterTool', 'afterToolCall', 'AfterToolCall'?",
+        ),
         ("xyz", "unknown event 'xyz'"),
     ],
 )
@@ -500,21 +508,27 @@ async def test_match_exact_string() -> None:
 async def test_match_compiled_regex_uses_search() -> None:
     bus = HookBus()
     calls: list[str] = []
-    bus.on("on_tool_call_result", lambda ctx: calls.append(ctx.call.name),
-           match=re.compile(r"search"))
+    bus.on(
+        "on_tool_call_result", lambda ctx: calls.append(ctx.call.name), match=re.compile(r"search")
+    )
     from agenthooks.events import ToolResultContext
 
     for name in ["search", "web_search", "searcher", "fetch"]:
-        await bus.run("on_tool_call_result",
-                      ToolResultContext(call=ToolCall(id="c", name=name), tool_call_id="c"))
+        await bus.run(
+            "on_tool_call_result",
+            ToolResultContext(call=ToolCall(id="c", name=name), tool_call_id="c"),
+        )
     assert calls == ["search", "web_search", "searcher"]
 
 
 async def test_match_list_of_strings_and_regexes() -> None:
     bus = HookBus()
     calls: list[str] = []
-    bus.on("pre_tool_call", lambda ctx: calls.append(ctx.call.name),
-           match=["fetch", re.compile(r"^db_")])
+    bus.on(
+        "pre_tool_call",
+        lambda ctx: calls.append(ctx.call.name),
+        match=["fetch", re.compile(r"^db_")],
+    )
     for name in ["search", "fetch", "db_read", "read_db", "fetcher"]:
         await bus.run("pre_tool_call", tool_ctx(name))
     assert calls == ["fetch", "db_read"]
@@ -523,10 +537,10 @@ async def test_match_list_of_strings_and_regexes() -> None:
 async def test_match_on_subagent_and_handoff_events() -> None:
     bus = HookBus()
     calls: list[str] = []
-    bus.on("on_subagent_start", lambda ctx: calls.append(f"sub:{ctx.subagent}"),
-           match="researcher")
-    bus.on("pre_handoff", lambda ctx: calls.append(f"to:{ctx.to_agent}"),
-           match=re.compile("^billing"))
+    bus.on("on_subagent_start", lambda ctx: calls.append(f"sub:{ctx.subagent}"), match="researcher")
+    bus.on(
+        "pre_handoff", lambda ctx: calls.append(f"to:{ctx.to_agent}"), match=re.compile("^billing")
+    )
     await bus.emit("on_subagent_start", SubagentContext(subagent="researcher", task="t"))
     await bus.emit("on_subagent_start", SubagentContext(subagent="writer", task="t"))
     await bus.run("pre_handoff", HandoffContext(from_agent="billing", to_agent="triage"))
@@ -544,8 +558,9 @@ async def test_unmatched_handlers_do_not_run_but_others_do() -> None:
     assert calls == ["all"]
 
 
-@pytest.mark.parametrize("event", ["on_message", "onMessage", "pre_request", "on_chat_end",
-                                   "should_stop", "on_event"])
+@pytest.mark.parametrize(
+    "event", ["on_message", "onMessage", "pre_request", "on_chat_end", "should_stop", "on_event"]
+)
 def test_match_on_an_event_without_a_name_is_a_registration_error(event: str) -> None:
     bus = HookBus()
     canonical = bus.signal(event).name
@@ -635,6 +650,7 @@ async def test_once_interceptor_runs_once_across_concurrent_folds() -> None:
 
     bus.on("pre_tool_call", slow)
     bus.once("pre_tool_call", lambda ctx: calls.append(ctx.call.name))
-    await asyncio.gather(bus.run("pre_tool_call", tool_ctx("a")),
-                         bus.run("pre_tool_call", tool_ctx("b")))
+    await asyncio.gather(
+        bus.run("pre_tool_call", tool_ctx("a")), bus.run("pre_tool_call", tool_ctx("b"))
+    )
     assert calls == ["a"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from agenthooks.demo import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
-from wire_server import WireServer, completion, error_reply, json_reply, tool_call  # noqa: E402
+from wire_server import WireServer, completion, error_reply, json_reply, tool_call
 
 ROOT = Path(__file__).resolve().parents[2]
 DENY = "Deleting files is not allowed in this workspace."
@@ -42,16 +42,19 @@ def test_the_offline_demo_shows_deny_redaction_retry_and_cache() -> None:
     assert ("on_message", f"tool: {DENY}") in first
     # the guard plugin redacted the e-mail address and the phone number of the tool result
     results = [said for event, said in first if event == "on_tool_call_result"]
-    assert results[0].startswith('lookup_user → {"name": "Ada Lovelace", "email": '
-                                 '"[REDACTED:email]", "phone": "[REDA')
+    assert results[0].startswith(
+        'lookup_user → {"name": "Ada Lovelace", "email": "[REDACTED:email]", "phone": "[REDA'
+    )
     # the retry plugin recovered the dropped connection: the turn still got its answer
     assert [said for event, said in first if event == "on_response"] == [
         'asks for lookup_user({"name": "Ada"}), delete_file({"path": "/etc/passwd"})',
         'asks for get_weather({"city": "London"})',
-        "answers Ada Lovelace works in Analytical Engines (her contact details are red…"]
+        "answers Ada Lovelace works in Analytical Engines (her contact details are red…",
+    ]
     # the cache plugin answered every model call of session 2
     assert [said for event, said in second if event == "pre_request"] == [
-        "served from the cache (the provider is not called)"] * 3
+        "served from the cache (the provider is not called)"
+    ] * 3
     assert ("pre_tool_call", f"DENIED: {DENY}") in second  # the guard still ran after the cache
     assert "model calls made: 4 (one failed and was retried; session 2 made none)" in text
     assert text.count("(stop, 3 turns") == 2
@@ -66,13 +69,22 @@ def test_the_demo_leaves_the_process_environment_as_it_was() -> None:
 def test_the_demo_runs_against_an_openai_compatible_server() -> None:
     with WireServer() as server:
         server.reply(
-            json_reply(completion(tool_calls=[
-                tool_call("c1", "lookup_user", {"name": "Ada"}),
-                tool_call("c2", "delete_file", {"path": "/etc/passwd"})],
-                finish_reason="tool_calls")),
+            json_reply(
+                completion(
+                    tool_calls=[
+                        tool_call("c1", "lookup_user", {"name": "Ada"}),
+                        tool_call("c2", "delete_file", {"path": "/etc/passwd"}),
+                    ],
+                    finish_reason="tool_calls",
+                )
+            ),
             error_reply(503, "overloaded"),
-            json_reply(completion(tool_calls=[tool_call("c3", "get_weather", {"city": "London"})],
-                                  finish_reason="tool_calls")),
+            json_reply(
+                completion(
+                    tool_calls=[tool_call("c3", "get_weather", {"city": "London"})],
+                    finish_reason="tool_calls",
+                )
+            ),
             json_reply(completion("Ada is in Analytical Engines; London is rainy.")),
         )
         out = io.StringIO()
@@ -89,14 +101,24 @@ def test_the_demo_runs_against_an_openai_compatible_server() -> None:
 
 
 def test_make_demo_entry_point_runs_as_a_module() -> None:
-    done = subprocess.run([sys.executable, "-m", "agenthooks.demo"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "agenthooks.demo"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert f"DENIED: {DENY}" in done.stdout
 
 
 def test_the_demo_refuses_a_model_without_a_server() -> None:
-    done = subprocess.run([sys.executable, "-m", "agenthooks.demo", "--model", "x"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "agenthooks.demo", "--model", "x"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert "--model needs --base-url" in done.stderr

@@ -26,15 +26,20 @@ LINK = re.compile(r"\[([\w.]+\.py)\]\(([\w.]+\.py)\)")
 BLOCK_STARTS: dict[str, list[str]] = {
     "000": [r"agent\.addHook\(", r"^type \w+ ="],
     "002": [r"^\w+: func\("],
-    "003": [r"agent\.Hooks\{", r"NewObservingHooks\(func", r"orchestrator := agent\.New\(",
-            r"^type \w+ struct \{"],
+    "003": [
+        r"agent\.Hooks\{",
+        r"NewObservingHooks\(func",
+        r"orchestrator := agent\.New\(",
+        r"^type \w+ struct \{",
+    ],
     "004": [r"^[\w-]+\.ts$", r"^type \w+Decision =", r"^Explicitly allow"],
 }
 
 
 def seed_text(number: str) -> str:
     assert SEEDS.is_dir(), (
-        f"the seeds are missing: expected {SEEDS} (the shared folder beside the checkout)")
+        f"the seeds are missing: expected {SEEDS} (the shared folder beside the checkout)"
+    )
     (path,) = SEEDS.glob(f"{number}_*.txt")
     return path.read_text(encoding="utf-8")
 
@@ -66,16 +71,19 @@ def test_the_index_covers_all_five_seeds() -> None:
     assert len(ROWS) == len({(seed, quote) for seed, _, quote, _ in ROWS})
 
 
-@pytest.mark.parametrize(("seed", "what", "quote", "recipes"), ROWS,
-                         ids=[f"{r[0]}:{r[2][:40]}" for r in ROWS])
-def test_each_quote_is_in_its_seed_and_its_recipes_exist(seed: str, what: str, quote: str,
-                                                         recipes: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("seed", "what", "quote", "recipes"), ROWS, ids=[f"{r[0]}:{r[2][:40]}" for r in ROWS]
+)
+def test_each_quote_is_in_its_seed_and_its_recipes_exist(
+    seed: str, what: str, quote: str, recipes: list[str]
+) -> None:
     assert quote in seed_text(seed), f"not in seed {seed}: {quote!r}"
     for recipe in recipes:
         path = EXAMPLES / recipe
         assert path.is_file(), f"{recipe} is indexed but does not exist"
         assert f"Seed {seed}" in path.read_text(encoding="utf-8"), (
-            f"{recipe} is indexed for seed {seed} but its docstring does not say so")
+            f"{recipe} is indexed for seed {seed} but its docstring does not say so"
+        )
 
 
 def test_every_fenced_block_of_seed_001_is_indexed() -> None:
@@ -91,14 +99,20 @@ def test_every_fenced_block_of_seed_001_is_indexed() -> None:
 @pytest.mark.parametrize("seed", sorted(BLOCK_STARTS))
 def test_every_code_block_of_the_other_seeds_is_indexed(seed: str) -> None:
     text = seed_text(seed)
-    starts = sorted({m.start() for pattern in BLOCK_STARTS[seed]
-                     for m in re.finditer(pattern, text, flags=re.MULTILINE)})
+    starts = sorted(
+        {
+            m.start()
+            for pattern in BLOCK_STARTS[seed]
+            for m in re.finditer(pattern, text, flags=re.MULTILINE)
+        }
+    )
     assert len(starts) >= 5
     lead = 120
     found = [m.start() for q in quotes_of(seed) for m in re.finditer(re.escape(q), text)]
     for start, end in zip(starts, [*starts[1:], len(text)]):
         assert any(start - lead <= at < end for at in found), (
-            f"seed {seed}: no index quote for the example at:\n{text[start:start + 200]}")
+            f"seed {seed}: no index quote for the example at:\n{text[start : start + 200]}"
+        )
 
 
 def test_every_recipe_is_indexed() -> None:

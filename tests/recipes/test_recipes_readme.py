@@ -14,8 +14,9 @@ README = Path(__file__).resolve().parents[2] / "examples" / "README.md"
 def test_the_readme_pytest_example_passes(pytester: pytest.Pytester) -> None:
     section = README.read_text(encoding="utf-8").split("## Testing your own hooks", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
-    pytester.makeini("[pytest]\nasyncio_mode = auto\n"
-                     "asyncio_default_fixture_loop_scope = function\n")
+    pytester.makeini(
+        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+    )
     pytester.makepyfile(test_readme_example=code)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)

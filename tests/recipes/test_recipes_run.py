@@ -39,8 +39,15 @@ def test_there_are_recipes() -> None:
 @pytest.mark.parametrize("recipe", RECIPES, ids=[p.stem for p in RECIPES])
 def test_recipe_prints_its_documented_output(recipe: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
-    result = subprocess.run([sys.executable, str(recipe)], capture_output=True, text=True,
-                            cwd=tmp_path, env=env, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, str(recipe)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert normalized(result.stdout) == normalized(documented_output(recipe))

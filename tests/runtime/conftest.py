@@ -33,8 +33,11 @@ class Recorder:
     def attach(self, target: Agent | HookBus) -> Disposer:
         """Record ``target``'s bus (an ``Agent``'s or a ``HookBus``); returns the undo."""
         bus = target.bus if isinstance(target, Agent) else target
-        disposers = [bus.on(name, self._handler(name), priority=FIRST)
-                     for name in CATALOG if name != "on_event"]
+        disposers = [
+            bus.on(name, self._handler(name), priority=FIRST)
+            for name in CATALOG
+            if name != "on_event"
+        ]
 
         def undo() -> None:
             for dispose in disposers:
@@ -45,6 +48,7 @@ class Recorder:
     def _handler(self, name: str) -> Any:
         def record(ctx: Any) -> None:
             self.events.append((name, ctx))
+
         record.__qualname__ = f"Recorder.{name}"
         return record
 

@@ -57,9 +57,13 @@ def make_tools(gate: Gate) -> list[Any]:
 
 
 def both() -> ProviderResponse:
-    return ProviderResponse(finish_reason="tool_calls", tool_calls=[
-        ToolCall(id="c1", name="quick", arguments={"job": "a"}),
-        ToolCall(id="c2", name="slow", arguments={"job": "b"})])
+    return ProviderResponse(
+        finish_reason="tool_calls",
+        tool_calls=[
+            ToolCall(id="c1", name="quick", arguments={"job": "a"}),
+            ToolCall(id="c2", name="slow", arguments={"job": "b"}),
+        ],
+    )
 
 
 def make_agent(gate: Gate, *script: Any, **options: Any) -> tuple[Agent, ScriptedProvider]:
@@ -81,8 +85,9 @@ def terminal(names: list[str]) -> list[str]:
 USER = ChatMessage(role="user", content="work")
 ASSISTANT = ChatMessage(role="assistant", tool_calls=both().tool_calls)
 QUICK = ChatMessage(role="tool", content="a done", tool_call_id="c1", name="quick")
-CANCELLED = ChatMessage(role="tool", content="cancelled", tool_call_id="c2", name="slow",
-                        is_error=True)
+CANCELLED = ChatMessage(
+    role="tool", content="cancelled", tool_call_id="c2", name="slow", is_error=True
+)
 
 
 # task cancellation ------------------------------------------------------------------------
@@ -101,8 +106,13 @@ async def test_cancelling_the_task_mid_tool(recorder: Any) -> None:
 
     assert gate.cancelled == ["b"]
     assert agent.history == [USER, ASSISTANT, QUICK, CANCELLED]
-    assert recorder.names[-5:] == ["on_message", "pre_tool_call", "on_message",
-                                   "on_chat_abort", "on_chat_end"]
+    assert recorder.names[-5:] == [
+        "on_message",
+        "pre_tool_call",
+        "on_message",
+        "on_chat_abort",
+        "on_chat_end",
+    ]
     assert recorder.of("on_message")[-1].message == CANCELLED  # written before on_chat_abort
     assert recorder.of("on_chat_abort")[0].reason == "cancelled"
     end = recorder.of("on_chat_end")[0]
@@ -114,7 +124,12 @@ async def test_cancelling_the_task_mid_tool(recorder: Any) -> None:
     response = await agent.chat("again")
     assert response.content == "next chat"
     assert provider.requests[1].messages == [
-        USER, ASSISTANT, QUICK, CANCELLED, ChatMessage(role="user", content="again")]
+        USER,
+        ASSISTANT,
+        QUICK,
+        CANCELLED,
+        ChatMessage(role="user", content="again"),
+    ]
 
 
 async def test_cancelling_a_parallel_batch_answers_every_open_call(recorder: Any) -> None:
@@ -130,11 +145,20 @@ async def test_cancelling_a_parallel_batch_answers_every_open_call(recorder: Any
 
     # the batch's messages are written after the batch: both calls were still open
     assert agent.history[2:] == [
-        ChatMessage(role="tool", content="cancelled", tool_call_id="c1", name="quick",
-                    is_error=True), CANCELLED]
+        ChatMessage(
+            role="tool", content="cancelled", tool_call_id="c1", name="quick", is_error=True
+        ),
+        CANCELLED,
+    ]
     assert_no_dangling_call(agent.history)
-    assert recorder.names[-6:] == ["pre_tool_call", "pre_tool_call", "on_message", "on_message",
-                                   "on_chat_abort", "on_chat_end"]
+    assert recorder.names[-6:] == [
+        "pre_tool_call",
+        "pre_tool_call",
+        "on_message",
+        "on_message",
+        "on_chat_abort",
+        "on_chat_end",
+    ]
 
 
 async def test_cancelling_during_the_provider_call(recorder: Any) -> None:
@@ -155,8 +179,12 @@ async def test_cancelling_during_the_provider_call(recorder: Any) -> None:
         await task
 
     assert agent.history == [USER]
-    assert recorder.names[-4:] == ["transform_context", "pre_request", "on_chat_abort",
-                                   "on_chat_end"]
+    assert recorder.names[-4:] == [
+        "transform_context",
+        "pre_request",
+        "on_chat_abort",
+        "on_chat_end",
+    ]
     assert "on_model_error" not in recorder.names  # a cancellation is not a provider error
 
 
@@ -189,7 +217,8 @@ async def test_a_second_cancellation_waits_for_the_teardown(recorder: Any) -> No
 
 
 async def test_a_hanging_abort_handler_is_bounded_and_on_chat_end_still_fires(
-        recorder: Any) -> None:
+    recorder: Any,
+) -> None:
     gate = Gate()
     agent, _ = make_agent(gate, both(), abort_timeout=0.01)
     recorder.attach(agent)
@@ -262,8 +291,9 @@ async def test_an_unset_signal_changes_nothing(recorder: Any) -> None:
 
     assert response.content == "done"
     assert terminal(recorder.names) == ["on_chat_done"]
-    assert agent.history[3] == ChatMessage(role="tool", content="b finally done",
-                                           tool_call_id="c2", name="slow")
+    assert agent.history[3] == ChatMessage(
+        role="tool", content="b finally done", tool_call_id="c2", name="slow"
+    )
 
 
 # closing a stream -------------------------------------------------------------------------
@@ -271,9 +301,13 @@ async def test_an_unset_signal_changes_nothing(recorder: Any) -> None:
 
 async def test_closing_a_stream_early_aborts_its_run(recorder: Any) -> None:
     gate = Gate()
-    agent, _ = make_agent(gate, ProviderResponse(
-        content="Working on it now.", finish_reason="tool_calls", tool_calls=both().tool_calls),
-        "never")
+    agent, _ = make_agent(
+        gate,
+        ProviderResponse(
+            content="Working on it now.", finish_reason="tool_calls", tool_calls=both().tool_calls
+        ),
+        "never",
+    )
     recorder.attach(agent)
 
     stream = agent.chat_stream("work")
@@ -337,11 +371,19 @@ async def _streamed(agent: Agent) -> None:
     assert items[-1].response.content == "done"  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(("scenario", "expected"), [
-    (_done, "on_chat_done"), (_denied, "on_chat_done"), (_failed, "on_chat_error"),
-    (_done_handler_raises, "on_chat_done"), (_streamed, "on_chat_done")])
+@pytest.mark.parametrize(
+    ("scenario", "expected"),
+    [
+        (_done, "on_chat_done"),
+        (_denied, "on_chat_done"),
+        (_failed, "on_chat_error"),
+        (_done_handler_raises, "on_chat_done"),
+        (_streamed, "on_chat_done"),
+    ],
+)
 async def test_exactly_one_terminal_event_then_on_chat_end(
-        recorder: Any, scenario: Any, expected: str) -> None:
+    recorder: Any, scenario: Any, expected: str
+) -> None:
     gate = Gate()
     gate.release.set()
     agent, _ = make_agent(gate, both(), "done")
@@ -358,8 +400,9 @@ async def test_exactly_one_terminal_event_then_on_chat_end(
 
 async def test_closing_a_session_stream_early_aborts_its_run(recorder: Any) -> None:
     gate = Gate()
-    agent, _ = make_agent(gate, ProviderResponse(content="Thinking about it.",
-                                                 tool_calls=both().tool_calls), "never")
+    agent, _ = make_agent(
+        gate, ProviderResponse(content="Thinking about it.", tool_calls=both().tool_calls), "never"
+    )
     recorder.attach(agent)
     session = Session(agent)
 

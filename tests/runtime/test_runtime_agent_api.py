@@ -27,13 +27,16 @@ from agenthooks.runtime.agent import ScopeRegistry
 
 
 def ask(name: str, call_id: str = "c1", **arguments: Any) -> ProviderResponse:
-    return ProviderResponse(finish_reason="tool_calls",
-                            tool_calls=[ToolCall(id=call_id, name=name, arguments=arguments)])
+    return ProviderResponse(
+        finish_reason="tool_calls",
+        tool_calls=[ToolCall(id=call_id, name=name, arguments=arguments)],
+    )
 
 
 def answered(call_id: str, name: str, content: str, *, is_error: bool = False) -> ChatMessage:
-    return ChatMessage(role="tool", content=content, tool_call_id=call_id, name=name,
-                       is_error=is_error)
+    return ChatMessage(
+        role="tool", content=content, tool_call_id=call_id, name=name, is_error=is_error
+    )
 
 
 # ------------------------------------------------------------------------------ hooks
@@ -96,8 +99,7 @@ async def test_on_without_a_handler_is_a_decorator_and_options_pass_through() ->
 def test_agent_exposes_its_bus_and_scopes() -> None:
     shared = HookBus()
     helper = Agent("helper")
-    agent = Agent("api", bus=shared, tools=[add], sub_agents=[helper],
-                  handoffs=[Agent("other")])
+    agent = Agent("api", bus=shared, tools=[add], sub_agents=[helper], handoffs=[Agent("other")])
     plain = Agent("plain")
 
     assert agent.bus is shared
@@ -106,8 +108,10 @@ def test_agent_exposes_its_bus_and_scopes() -> None:
     assert [s.name for s in agent.scopes] == ["default", "sub_agents", "handoffs"]
     assert agent.scopes.names() == ["add", "helper", "transfer_to_other"]
     assert agent.scopes["default"].tools == {"add": add}
-    assert agent.scopes.lookup("helper") == (agent.scopes["sub_agents"].tools["helper"],
-                                             agent.scopes["sub_agents"])
+    assert agent.scopes.lookup("helper") == (
+        agent.scopes["sub_agents"].tools["helper"],
+        agent.scopes["sub_agents"],
+    )
     assert agent.scopes.lookup("nothing") is None
     assert agent.has_own_bus and not plain.has_own_bus
     plain.on("on_message", print)
@@ -122,8 +126,10 @@ async def test_history_is_a_copy_of_the_agents_conversation() -> None:
     snapshot.append(ChatMessage(role="user", content="injected"))
     snapshot.clear()
 
-    assert agent.history == [ChatMessage(role="user", content="hi"),
-                             ChatMessage(role="assistant", content="hello")]
+    assert agent.history == [
+        ChatMessage(role="user", content="hi"),
+        ChatMessage(role="assistant", content="hello"),
+    ]
     await agent.chat("once more")
     assert len(agent.history) == 4
 
@@ -180,12 +186,22 @@ async def test_tool_returns_a_tool_still_callable_as_the_original_function() -> 
     assert add.__doc__ == "Add two integers.\n\n    Used for arithmetic."
     assert (add.name, add.description) == ("add", "Add two integers.\n\nUsed for arithmetic.")
     assert (minus.name, minus.description) == ("subtract", "Take b from a.")
-    assert minus.schema == {"type": "function", "function": {
-        "name": "subtract", "description": "Take b from a.",
-        "parameters": {"additionalProperties": False,
-                       "properties": {"a": {"title": "A", "type": "integer"},
-                                      "b": {"default": 1, "title": "B", "type": "integer"}},
-                       "required": ["a"], "type": "object"}}}
+    assert minus.schema == {
+        "type": "function",
+        "function": {
+            "name": "subtract",
+            "description": "Take b from a.",
+            "parameters": {
+                "additionalProperties": False,
+                "properties": {
+                    "a": {"title": "A", "type": "integer"},
+                    "b": {"default": 1, "title": "B", "type": "integer"},
+                },
+                "required": ["a"],
+                "type": "object",
+            },
+        },
+    }
 
 
 async def test_the_model_is_offered_the_schema_from_the_function() -> None:
@@ -233,9 +249,18 @@ async def test_a_sync_tool_runs_in_a_worker_thread_unless_inline() -> None:
         threads["async"] = threading.get_ident()
         return "a"
 
-    provider = ScriptedProvider([ProviderResponse(tool_calls=[
-        ToolCall(id="1", name="threaded"), ToolCall(id="2", name="inline"),
-        ToolCall(id="3", name="coroutine")]), "done"])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="1", name="threaded"),
+                    ToolCall(id="2", name="inline"),
+                    ToolCall(id="3", name="coroutine"),
+                ]
+            ),
+            "done",
+        ]
+    )
     agent = Agent("api", provider=provider, tools=[threaded, inline, coroutine])
     loop_thread = threading.get_ident()
 
@@ -267,12 +292,14 @@ async def test_tool_results_that_are_not_strings_are_serialized_to_json() -> Non
     def make(name: str, value: Any) -> Tool[Any]:
         def fn() -> Any:
             return value
+
         fn.__name__ = name
         fn.__doc__ = name
         return tool(fn)
 
-    provider = ScriptedProvider([ProviderResponse(tool_calls=[
-        ToolCall(id=name, name=name) for name in values]), "done"])
+    provider = ScriptedProvider(
+        [ProviderResponse(tool_calls=[ToolCall(id=name, name=name) for name in values]), "done"]
+    )
     agent = Agent("api", provider=provider, tools=[make(n, v) for n, v in values.items()])
 
     await agent.chat("go")
@@ -290,13 +317,19 @@ async def test_tool_results_that_are_not_strings_are_serialized_to_json() -> Non
 
 
 async def test_argument_validation_failure_names_the_tool_and_the_argument() -> None:
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="bad_type", name="add", arguments={"a": "two", "b": 3}),
-            ToolCall(id="missing", name="add", arguments={"a": 1}),
-            ToolCall(id="extra", name="add", arguments={"a": 1, "b": 2, "c": 3}),
-            ToolCall(id="coerced", name="add", arguments={"a": "4", "b": 5}),
-        ]), "done"])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="bad_type", name="add", arguments={"a": "two", "b": 3}),
+                    ToolCall(id="missing", name="add", arguments={"a": 1}),
+                    ToolCall(id="extra", name="add", arguments={"a": 1, "b": 2, "c": 3}),
+                    ToolCall(id="coerced", name="add", arguments={"a": "4", "b": 5}),
+                ]
+            ),
+            "done",
+        ]
+    )
     agent = Agent("api", provider=provider, tools=[add])
     ran: list[str] = []
     sources: list[tuple[str, str]] = []
@@ -306,17 +339,30 @@ async def test_argument_validation_failure_names_the_tool_and_the_argument() -> 
     await agent.chat("go")
 
     assert provider.requests[1].messages[-4:] == [
-        answered("bad_type", "add", "invalid arguments for tool 'add': a: Input should be a "
-                 "valid integer, unable to parse string as an integer", is_error=True),
-        answered("missing", "add", "invalid arguments for tool 'add': b: Field required",
-                 is_error=True),
-        answered("extra", "add", "invalid arguments for tool 'add': c: Extra inputs are not "
-                 "permitted", is_error=True),
+        answered(
+            "bad_type",
+            "add",
+            "invalid arguments for tool 'add': a: Input should be a "
+            "valid integer, unable to parse string as an integer",
+            is_error=True,
+        ),
+        answered(
+            "missing", "add", "invalid arguments for tool 'add': b: Field required", is_error=True
+        ),
+        answered(
+            "extra",
+            "add",
+            "invalid arguments for tool 'add': c: Extra inputs are not permitted",
+            is_error=True,
+        ),
         answered("coerced", "add", "9"),
     ]
     assert ran == ["coerced"]  # pre_tool_call runs only after the arguments validate
-    assert sources == [("bad_type", "validation"), ("missing", "validation"),
-                       ("extra", "validation")]
+    assert sources == [
+        ("bad_type", "validation"),
+        ("missing", "validation"),
+        ("extra", "validation"),
+    ]
 
 
 async def test_an_unknown_tool_gets_an_error_naming_the_offered_tools() -> None:
@@ -327,5 +373,5 @@ async def test_an_unknown_tool_gets_an_error_naming_the_offered_tools() -> None:
     await agent.chat("go")
 
     assert provider.requests[1].messages[-1] == answered(
-        "c1", "multiply", 'unknown tool "multiply"; the tools are: add, <lambda>',
-        is_error=True)
+        "c1", "multiply", 'unknown tool "multiply"; the tools are: add, <lambda>', is_error=True
+    )

@@ -39,8 +39,13 @@ def make_agent(*script: ProviderResponse | str) -> tuple[Agent, ScriptedProvider
 
 
 def denied(reason: str, messages: list[ChatMessage], iterations: int) -> AgentResponse:
-    return AgentResponse(content=reason, finish_reason="denied", messages=messages,
-                         iterations=iterations, agent="guarded")
+    return AgentResponse(
+        content=reason,
+        finish_reason="denied",
+        messages=messages,
+        iterations=iterations,
+        agent="guarded",
+    )
 
 
 START = ["on_chat_start", "on_user_message", "on_message", "pre_agent"]
@@ -117,7 +122,8 @@ async def test_pre_agent_deny_keeps_the_user_message(recorder: Any) -> None:
 
 
 async def test_pre_agent_response_short_circuit_is_committed_after_post_agent(
-        recorder: Any) -> None:
+    recorder: Any,
+) -> None:
     agent, provider = make_agent("never")
     recorder.attach(agent)
     agent.on("pre_agent", lambda ctx: {"response": AgentResponse(content="from cache")})
@@ -129,13 +135,17 @@ async def test_pre_agent_response_short_circuit_is_committed_after_post_agent(
     assert recorder.of("post_agent")[0].response.content == "from cache"
     assert [ctx.message for ctx in recorder.of("on_message")] == [USER, cached]
     assert agent.history == [USER, cached]
-    assert response == AgentResponse(content="from cache", finish_reason="stop",
-                                     messages=[USER, cached], iterations=0, agent="guarded")
+    assert response == AgentResponse(
+        content="from cache",
+        finish_reason="stop",
+        messages=[USER, cached],
+        iterations=0,
+        agent="guarded",
+    )
     assert provider.requests == []
 
 
-async def test_post_agent_deny_of_a_pre_agent_short_circuit_leaves_no_answer(
-        recorder: Any) -> None:
+async def test_post_agent_deny_of_a_pre_agent_short_circuit_leaves_no_answer(recorder: Any) -> None:
     agent, _ = make_agent()
     recorder.attach(agent)
     agent.on("pre_agent", lambda ctx: {"response": AgentResponse(content="from cache")})
@@ -154,13 +164,16 @@ async def test_post_agent_deny_of_a_pre_agent_short_circuit_leaves_no_answer(
 async def test_post_agent_deny_withholds_the_final_answer(recorder: Any) -> None:
     agent, _ = make_agent(ASK, "The secret is 42.")
     recorder.attach(agent)
-    agent.on("AfterAgent", lambda ctx: Deny("leak blocked") if "secret" in (
-        ctx.response.content or "") else None)
+    agent.on(
+        "AfterAgent",
+        lambda ctx: Deny("leak blocked") if "secret" in (ctx.response.content or "") else None,
+    )
 
     response = await agent.chat("tell me")
 
-    tool_msg = ChatMessage(role="tool", content="the secret of vault", tool_call_id="c1",
-                           name="secret")
+    tool_msg = ChatMessage(
+        role="tool", content="the secret of vault", tool_call_id="c1", name="secret"
+    )
     assert response == denied("leak blocked", [USER, ASSISTANT, tool_msg], 2)
     assert agent.history == [USER, ASSISTANT, tool_msg]
     assert [ctx.message for ctx in recorder.of("on_message")] == [USER, ASSISTANT, tool_msg]
@@ -173,8 +186,11 @@ async def test_post_agent_transform_is_what_history_and_on_message_get(recorder:
     recorder.attach(agent)
 
     def polite(ctx: Any) -> dict[str, Any]:
-        return {"response": ctx.response.model_copy(
-            update={"content": ctx.response.content + " Have a nice day."})}
+        return {
+            "response": ctx.response.model_copy(
+                update={"content": ctx.response.content + " Have a nice day."}
+            )
+        }
 
     agent.on("post_agent", polite)
     response = await agent.chat("tell me")
@@ -194,12 +210,18 @@ async def test_pre_request_deny_ends_the_run_without_a_call(recorder: Any) -> No
 
     response = await agent.chat("tell me")
 
-    tool_msg = ChatMessage(role="tool", content="the secret of vault", tool_call_id="c1",
-                           name="secret")
+    tool_msg = ChatMessage(
+        role="tool", content="the secret of vault", tool_call_id="c1", name="secret"
+    )
     assert response == denied("no second call", [USER, ASSISTANT, tool_msg], 2)
     assert len(provider.requests) == 1
     assert recorder.names[-6:] == [
-        "on_loop_start", "transform_context", "pre_request", "on_loop_end", *END]
+        "on_loop_start",
+        "transform_context",
+        "pre_request",
+        "on_loop_end",
+        *END,
+    ]
     assert "post_agent" not in recorder.names  # a run-ending deny goes straight to on_chat_done
     assert agent.history == [USER, ASSISTANT, tool_msg]
 
@@ -223,30 +245,55 @@ async def test_on_response_deny_discards_the_response_and_runs_no_tool(recorder:
 
 async def test_pre_tool_call_deny_is_the_tool_message_the_model_reads(recorder: Any) -> None:
     agent, provider = make_agent(
-        ProviderResponse(tool_calls=[CALL, ToolCall(id="c2", name="secret",
-                                                    arguments={"name": "diary"})]),
-        "I may not read those.")
+        ProviderResponse(
+            tool_calls=[CALL, ToolCall(id="c2", name="secret", arguments={"name": "diary"})]
+        ),
+        "I may not read those.",
+    )
     recorder.attach(agent)
-    agent.on("PreToolUse", lambda ctx: Deny() if ctx.call.arguments["name"] == "vault" else Deny(
-        "diaries are private"))
+    agent.on(
+        "PreToolUse",
+        lambda ctx: (
+            Deny() if ctx.call.arguments["name"] == "vault" else Deny("diaries are private")
+        ),
+    )
 
     response = await agent.chat("tell me")
 
     assert RAN == []
     assert response.finish_reason == "stop"
     assert provider.requests[1].messages[2:] == [
-        ChatMessage(role="tool", content='Tool call "secret" was denied', tool_call_id="c1",
-                    is_error=True, name="secret"),
-        ChatMessage(role="tool", content="diaries are private", tool_call_id="c2",
-                    is_error=True, name="secret"),
+        ChatMessage(
+            role="tool",
+            content='Tool call "secret" was denied',
+            tool_call_id="c1",
+            is_error=True,
+            name="secret",
+        ),
+        ChatMessage(
+            role="tool",
+            content="diaries are private",
+            tool_call_id="c2",
+            is_error=True,
+            name="secret",
+        ),
     ]
     errors = recorder.of("on_tool_call_error")
     assert [(e.tool_call_id, e.source, e.error) for e in errors] == [
-        ("c1", "denied", 'Tool call "secret" was denied'), ("c2", "denied", "diaries are private")]
+        ("c1", "denied", 'Tool call "secret" was denied'),
+        ("c2", "denied", "diaries are private"),
+    ]
     assert recorder.of("on_tool_call_result") == []
     assert recorder.names[4:15] == [
-        *TURN, "on_message", "pre_tool_call", "on_tool_call_error", "on_message",
-        "pre_tool_call", "on_tool_call_error", "on_message"]
+        *TURN,
+        "on_message",
+        "pre_tool_call",
+        "on_tool_call_error",
+        "on_message",
+        "pre_tool_call",
+        "on_tool_call_error",
+        "on_message",
+    ]
 
 
 async def test_on_tool_call_result_deny_never_uses_the_result(recorder: Any) -> None:
@@ -258,10 +305,15 @@ async def test_on_tool_call_result_deny_never_uses_the_result(recorder: Any) -> 
 
     assert RAN == ["vault"]  # the tool ran; its result is never used
     assert provider.requests[1].messages[2] == ChatMessage(
-        role="tool", content="result withheld", tool_call_id="c1", is_error=True, name="secret")
+        role="tool", content="result withheld", tool_call_id="c1", is_error=True, name="secret"
+    )
     assert recorder.of("on_tool_call_error") == []
     assert recorder.names[8:12] == [
-        "on_message", "pre_tool_call", "on_tool_call_result", "on_message"]
+        "on_message",
+        "pre_tool_call",
+        "on_tool_call_result",
+        "on_message",
+    ]
     assert "the secret of vault" not in str([m.content for m in agent.history])
 
 
@@ -272,8 +324,7 @@ async def test_on_tool_call_result_deny_without_reason_names_the_tool() -> None:
     assert provider.requests[1].messages[2].content == 'Tool call "secret" was denied'
 
 
-async def test_post_agent_deny_after_a_stopped_run_changes_only_the_response(
-        recorder: Any) -> None:
+async def test_post_agent_deny_after_a_stopped_run_changes_only_the_response(recorder: Any) -> None:
     agent, _ = make_agent(ASK, "never")
     recorder.attach(agent)
     agent.on("should_stop", lambda ctx: True)
@@ -281,8 +332,9 @@ async def test_post_agent_deny_after_a_stopped_run_changes_only_the_response(
 
     response = await agent.chat("tell me")
 
-    tool_msg = ChatMessage(role="tool", content="the secret of vault", tool_call_id="c1",
-                           name="secret")
+    tool_msg = ChatMessage(
+        role="tool", content="the secret of vault", tool_call_id="c1", name="secret"
+    )
     # the tool-call message was committed with its results: the deny cannot take it back
     assert response == denied("not this time", [USER, ASSISTANT, tool_msg], 1)
     assert agent.history == [USER, ASSISTANT, tool_msg]
@@ -300,6 +352,10 @@ async def test_on_event_records_a_deny() -> None:
     (pre,) = [r for r in records if r.type == "pre_tool_call"]
     (err,) = [r for r in records if r.type == "on_tool_call_error"]
     assert (pre.is_error, pre.denied, pre.tool_call_id, pre.tool_name) == (
-        True, "vault is sealed", "c1", "secret")
+        True,
+        "vault is sealed",
+        "c1",
+        "secret",
+    )
     assert (err.is_error, err.error, err.tool_call_id) == (True, "vault is sealed", "c1")
     assert [r.type for r in records if r.is_error] == ["pre_tool_call", "on_tool_call_error"]

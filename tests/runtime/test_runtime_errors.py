@@ -37,8 +37,9 @@ def fetch(url: str) -> str:
 
 
 def ask(*urls: str) -> ProviderResponse:
-    calls = [ToolCall(id=f"c{i}", name="fetch", arguments={"url": u})
-             for i, u in enumerate(urls, 1)]
+    calls = [
+        ToolCall(id=f"c{i}", name="fetch", arguments={"url": u}) for i, u in enumerate(urls, 1)
+    ]
     return ProviderResponse(content=None, tool_calls=calls, finish_reason="tool_calls")
 
 
@@ -49,8 +50,9 @@ def make_agent(*script: Any, bus: HookBus | None = None) -> tuple[Agent, Scripte
 
 
 def tool_msg(id: str, content: str, is_error: bool = False) -> ChatMessage:
-    return ChatMessage(role="tool", content=content, tool_call_id=id, name="fetch",
-                       is_error=is_error)
+    return ChatMessage(
+        role="tool", content=content, tool_call_id=id, name="fetch", is_error=is_error
+    )
 
 
 def terminal(names: list[str]) -> list[str]:
@@ -74,18 +76,25 @@ async def test_raise_policy_ends_the_run_with_the_original_exception(recorder: A
 
     error = caught.value
     assert str(error) == "quota used up"
-    assert error.__notes__ == [
-        f"raised by handler {handler_label(quota)} of event 'pre_tool_call'"]
+    assert error.__notes__ == [f"raised by handler {handler_label(quota)} of event 'pre_tool_call'"]
     assert RAN == []
     assert len(provider.requests) == 1  # the model never sees the exception
     assert recorder.of("on_chat_error")[0].error is error
     end = recorder.of("on_chat_end")[0]
     assert (end.response, end.error) == (None, error)
     # both open calls were answered before the terminal event
-    assert agent.history[2:] == [tool_msg("c1", "quota used up", is_error=True),
-                                 tool_msg("c2", "quota used up", is_error=True)]
-    assert recorder.names[-6:] == ["on_message", "pre_tool_call", "on_message", "on_message",
-                                   "on_chat_error", "on_chat_end"]
+    assert agent.history[2:] == [
+        tool_msg("c1", "quota used up", is_error=True),
+        tool_msg("c2", "quota used up", is_error=True),
+    ]
+    assert recorder.names[-6:] == [
+        "on_message",
+        "pre_tool_call",
+        "on_message",
+        "on_message",
+        "on_chat_error",
+        "on_chat_end",
+    ]
     assert terminal(recorder.names) == ["on_chat_error"]
 
 
@@ -118,7 +127,8 @@ async def test_a_bad_return_under_raise_is_a_bad_return_error(recorder: Any) -> 
     assert str(caught.value) == (
         f"handler {handler_label(typo)} of 'on_response' returned key 'respones', which "
         "on_response does not accept; did you mean 'response'? It may return {\"response\"}, "
-        "Deny(reason)")
+        "Deny(reason)"
+    )
     assert terminal(recorder.names) == ["on_chat_error"]
     assert agent.history == [ChatMessage(role="user", content="go")]
 
@@ -131,7 +141,9 @@ async def test_a_tool_exception_is_a_tool_message_not_a_run_error(recorder: Any)
 
     assert response.content == "partly"
     assert provider.requests[1].messages[2:] == [
-        tool_msg("c1", "cannot reach bad", is_error=True), tool_msg("c2", "<ok>")]
+        tool_msg("c1", "cannot reach bad", is_error=True),
+        tool_msg("c2", "<ok>"),
+    ]
     (error,) = recorder.of("on_tool_call_error")
     assert (error.source, type(error.error)) == ("handler", ConnectionError)
     assert terminal(recorder.names) == ["on_chat_done"]
@@ -179,7 +191,8 @@ async def test_errors_in_error_and_end_handlers_are_logged_and_ignored(recorder:
     assert seen == ["ScriptExhausted"]
     assert [(e["hook_event"], e["error"]) for e in logs if e["event"] == "hook_error_isolated"] == [
         ("on_chat_error", "QuotaError: teardown handler failed"),
-        ("on_chat_end", "QuotaError: teardown handler failed")]
+        ("on_chat_end", "QuotaError: teardown handler failed"),
+    ]
 
 
 # errors="isolate" -------------------------------------------------------------------------
@@ -222,8 +235,9 @@ async def test_a_gate_never_fails_open_under_isolate(recorder: Any) -> None:
 
     assert RAN == []  # the gated step did not happen
     assert response.finish_reason == "stop"
-    assert provider.requests[1].messages[2] == tool_msg("c1", "policy service unreachable",
-                                                        is_error=True)
+    assert provider.requests[1].messages[2] == tool_msg(
+        "c1", "policy service unreachable", is_error=True
+    )
     assert recorder.of("on_tool_call_error")[0].source == "denied"
 
 

@@ -26,8 +26,9 @@ class PolicyBroken(Exception):
 
 async def test_a_hook_exception_inside_a_sub_agent_reaches_the_caller_of_the_parent() -> None:
     bus = HookBus()
-    worker = Agent("worker", provider=ScriptedProvider([call("note", "w1", text="x")]),
-                   tools=[note])
+    worker = Agent(
+        "worker", provider=ScriptedProvider([call("note", "w1", text="x")]), tools=[note]
+    )
     boss_model = ScriptedProvider([call("worker", "b1", task="write x"), "never"])
     boss = Agent("boss", provider=boss_model, sub_agents=[worker], bus=bus)
     ends: list[tuple[str, str]] = []
@@ -42,15 +43,21 @@ async def test_a_hook_exception_inside_a_sub_agent_reaches_the_caller_of_the_par
     assert ends == [("boss/worker", "PolicyBroken"), ("boss", "PolicyBroken")]
     assert len(boss_model.requests) == 1  # the model never saw the hook's error
     assert [(m.role, m.is_error, m.content) for m in boss.history[-1:]] == [
-        ("tool", True, "policy store unreachable")]
+        ("tool", True, "policy store unreachable")
+    ]
 
 
 async def test_stop_run_inside_a_sub_agent_stops_the_whole_run() -> None:
     bus = HookBus(errors="isolate")
-    worker = Agent("worker", provider=ScriptedProvider([call("note", "w1", text="x")]),
-                   tools=[note])
-    boss = Agent("boss", provider=ScriptedProvider([call("worker", "b1", task="t"), "never"]),
-                 sub_agents=[worker], bus=bus)
+    worker = Agent(
+        "worker", provider=ScriptedProvider([call("note", "w1", text="x")]), tools=[note]
+    )
+    boss = Agent(
+        "boss",
+        provider=ScriptedProvider([call("worker", "b1", task="t"), "never"]),
+        sub_agents=[worker],
+        bus=bus,
+    )
     stops: list[tuple[str, str]] = []
     bus.on("on_stop", lambda ctx: stops.append((ctx.branch, ctx.reason)))
 
@@ -84,27 +91,47 @@ async def test_a_run_ending_error_in_a_parallel_batch_cancels_the_other_calls() 
         await started.wait()
         raise StopRun("enough")
 
-    model = ScriptedProvider([ProviderResponse(tool_calls=[
-        ToolCall(id="a", name="slow", arguments={"label": "a"}),
-        ToolCall(id="b", name="stopper", arguments={})])])
+    model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="a", name="slow", arguments={"label": "a"}),
+                    ToolCall(id="b", name="stopper", arguments={}),
+                ]
+            )
+        ]
+    )
     agent = Agent("par", provider=model, tools=[slow, stopper], parallel_tool_calls=True)
     with pytest.raises(StopRun, match="enough"):
         await agent.chat("go")
     assert cancelled == ["a"]
     assert [(m.tool_call_id, m.is_error, m.content) for m in agent.history[2:]] == [
-        ("a", True, "enough"), ("b", True, "enough")]
+        ("a", True, "enough"),
+        ("b", True, "enough"),
+    ]
 
 
 async def test_a_second_handoff_in_one_turn_is_refused_with_a_reason() -> None:
     first = Agent("first", provider=ScriptedProvider(["first here"]))
     second = Agent("second", provider=ScriptedProvider(["second here"]))
-    triage_model = ScriptedProvider([ProviderResponse(tool_calls=[
-        ToolCall(id="h1", name="transfer_to_first", arguments={}),
-        ToolCall(id="h2", name="transfer_to_second", arguments={})])])
+    triage_model = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="h1", name="transfer_to_first", arguments={}),
+                    ToolCall(id="h2", name="transfer_to_second", arguments={}),
+                ]
+            )
+        ]
+    )
     triage = Agent("triage", provider=triage_model, handoffs=[first, second])
     response = await triage.chat("help")
     assert (response.content, response.agent) == ("first here", "first")
     assert [(m.tool_call_id, m.is_error, m.content) for m in triage.history[2:4]] == [
         ("h1", False, "Transferred to first."),
-        ("h2", True, "handoff to second ignored: this turn already hands the conversation "
-                     "to first")]
+        (
+            "h2",
+            True,
+            "handoff to second ignored: this turn already hands the conversation to first",
+        ),
+    ]

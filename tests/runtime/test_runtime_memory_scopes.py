@@ -24,13 +24,16 @@ from agenthooks.events.contexts import EventContext
 
 
 def ask(*calls: tuple[str, str, dict[str, Any]]) -> ProviderResponse:
-    return ProviderResponse(finish_reason="tool_calls", tool_calls=[
-        ToolCall(id=i, name=n, arguments=a) for i, n, a in calls])
+    return ProviderResponse(
+        finish_reason="tool_calls",
+        tool_calls=[ToolCall(id=i, name=n, arguments=a) for i, n, a in calls],
+    )
 
 
 def answered(call_id: str, name: str, content: str, *, is_error: bool = False) -> ChatMessage:
-    return ChatMessage(role="tool", content=content, tool_call_id=call_id, name=name,
-                       is_error=is_error)
+    return ChatMessage(
+        role="tool", content=content, tool_call_id=call_id, name=name, is_error=is_error
+    )
 
 
 def recorder(bus: HookBus, *events: str) -> list[tuple[str, EventContext]]:
@@ -66,18 +69,35 @@ def memory_agent(memory: Memory, script: list[Any]) -> tuple[Agent, ScriptedProv
 
 async def test_tool_memory_writes_and_reads_fire_events_with_the_runs_context() -> None:
     memory = Memory()
-    agent, provider = memory_agent(memory, [
-        ask(("c1", "remember", {"key": "city", "value": "Lyon"})),
-        ask(("c2", "recall", {"key": "city"})),
-        "You live in Lyon."])
-    seen = recorder(agent.bus, "on_chat_start", "on_memory_write", "on_memory_read",
-                    "on_memory_error")
+    agent, provider = memory_agent(
+        memory,
+        [
+            ask(("c1", "remember", {"key": "city", "value": "Lyon"})),
+            ask(("c2", "recall", {"key": "city"})),
+            "You live in Lyon.",
+        ],
+    )
+    seen = recorder(
+        agent.bus, "on_chat_start", "on_memory_write", "on_memory_read", "on_memory_error"
+    )
 
     await agent.chat("Remember I live in Lyon, then tell me.")
 
     run_id = seen[0][1].run_id
-    rows = [(n, c.key, c.value, c.operation, c.run_id, c.branch, c.agent,  # type: ignore[attr-defined]
-             c.iteration, c.session_id) for n, c in seen[1:]]
+    rows = [
+        (
+            n,
+            c.key,
+            c.value,
+            c.operation,
+            c.run_id,
+            c.branch,
+            c.agent,  # type: ignore[attr-defined]
+            c.iteration,
+            c.session_id,
+        )
+        for n, c in seen[1:]
+    ]
     assert rows == [
         ("on_memory_write", "city", "Lyon", "write", run_id, "keeper", "keeper", 0, None),
         ("on_memory_read", "city", "Lyon", "read", run_id, "keeper", "keeper", 1, None),
@@ -93,8 +113,9 @@ async def test_tool_memory_writes_and_reads_fire_events_with_the_runs_context() 
 
 
 async def test_reading_a_missing_key_fires_memory_error_then_the_tool_fails() -> None:
-    agent, provider = memory_agent(Memory(), [ask(("c1", "recall", {"key": "pet"})),
-                                              "I do not know your pet."])
+    agent, provider = memory_agent(
+        Memory(), [ask(("c1", "recall", {"key": "pet"})), "I do not know your pet."]
+    )
     seen = recorder(agent.bus, "on_memory_read", "on_memory_error", "on_tool_call_error")
 
     response = await agent.chat("What is my pet's name?")
@@ -102,7 +123,10 @@ async def test_reading_a_missing_key_fires_memory_error_then_the_tool_fails() ->
     assert [n for n, _ in seen] == ["on_memory_error", "on_tool_call_error"]
     failed, tool_error = seen[0][1], seen[1][1]
     assert (failed.operation, failed.key, failed.branch) == (  # type: ignore[attr-defined]
-        "read", "pet", "keeper")
+        "read",
+        "pet",
+        "keeper",
+    )
     assert isinstance(failed.error, KeyError)  # type: ignore[attr-defined]
     assert tool_error.error is failed.error  # type: ignore[attr-defined]
     assert tool_error.source == "handler"  # type: ignore[attr-defined]
@@ -112,19 +136,27 @@ async def test_reading_a_missing_key_fires_memory_error_then_the_tool_fails() ->
 
 async def test_memory_is_shared_across_runs_and_a_sub_agent_gets_its_own_context() -> None:
     shared = Memory({"lang": "fr"})
-    helper = Agent("helper", provider=ScriptedProvider([ask(("h1", "recall", {"key": "lang"})),
-                                                        "fr"]),
-                   memory=shared, tools=[recall])
-    lead = Agent("lead", provider=ScriptedProvider([ask(("l1", "helper", {"task": "lang?"})),
-                                                    "French."]),
-                 sub_agents=[helper])
+    helper = Agent(
+        "helper",
+        provider=ScriptedProvider([ask(("h1", "recall", {"key": "lang"})), "fr"]),
+        memory=shared,
+        tools=[recall],
+    )
+    lead = Agent(
+        "lead",
+        provider=ScriptedProvider([ask(("l1", "helper", {"task": "lang?"})), "French."]),
+        sub_agents=[helper],
+    )
     seen = recorder(lead.bus, "on_chat_start", "on_memory_read")
 
     await lead.chat("Which language?")
 
     runs = {c.branch: c.run_id for n, c in seen if n == "on_chat_start"}
-    reads = [(c.key, c.value, c.branch, c.agent, c.run_id, c.parent_run_id)  # type: ignore[attr-defined]
-             for n, c in seen if n == "on_memory_read"]
+    reads = [
+        (c.key, c.value, c.branch, c.agent, c.run_id, c.parent_run_id)  # type: ignore[attr-defined]
+        for n, c in seen
+        if n == "on_memory_read"
+    ]
     assert reads == [("lang", "fr", "lead/helper", "helper", runs["lead/helper"], runs["lead"])]
 
 
@@ -142,8 +174,10 @@ async def test_memory_outside_a_run_fires_on_the_bus_it_was_given() -> None:
     with pytest.raises(KeyError):
         await memory.delete("a")
 
-    rows = [(n, c.key, c.value, c.operation, c.run_id, c.agent)  # type: ignore[attr-defined]
-            for n, c in seen]
+    rows = [
+        (n, c.key, c.value, c.operation, c.run_id, c.agent)  # type: ignore[attr-defined]
+        for n, c in seen
+    ]
     assert rows == [
         ("on_memory_write", "a", 1, "write", "", ""),
         ("on_memory_read", "a", 1, "read", "", ""),
@@ -152,8 +186,11 @@ async def test_memory_outside_a_run_fires_on_the_bus_it_was_given() -> None:
         ("on_memory_write", "a", None, "delete", "", ""),
         ("on_memory_error", "a", None, "delete", "", ""),
     ]
-    assert all(isinstance(c.error, KeyError) for n, c in seen  # type: ignore[attr-defined]
-               if n == "on_memory_error")
+    assert all(
+        isinstance(c.error, KeyError)
+        for n, c in seen  # type: ignore[attr-defined]
+        if n == "on_memory_error"
+    )
     assert memory.store == {}
 
 
@@ -179,8 +216,9 @@ def list_dir(path: str) -> list[str]:
 
 
 async def test_register_fires_scope_register_and_offers_the_tools_next_request() -> None:
-    provider = ScriptedProvider(["before", ask(("c1", "read_file", {"path": "notes"})),
-                                 "read it", "after"])
+    provider = ScriptedProvider(
+        ["before", ask(("c1", "read_file", {"path": "notes"})), "read it", "after"]
+    )
     agent = Agent("worker", provider=provider)
     seen = recorder(agent.bus, "on_scope_register", "on_scope_unregister")
     fs = Scope("fs", tools=[read_file, list_dir])
@@ -191,8 +229,10 @@ async def test_register_fires_scope_register_and_offers_the_tools_next_request()
     removed = await agent.scopes.unregister("fs")
     await agent.chat("three")
 
-    assert [(n, c.scope, c.agent, c.branch, c.run_id, c.session_id)  # type: ignore[attr-defined]
-            for n, c in seen] == [
+    assert [
+        (n, c.scope, c.agent, c.branch, c.run_id, c.session_id)  # type: ignore[attr-defined]
+        for n, c in seen
+    ] == [
         ("on_scope_register", fs, "worker", "worker", "", None),
         ("on_scope_unregister", fs, "worker", "worker", "", None),
     ]
@@ -216,7 +256,8 @@ async def test_a_raising_scope_register_handler_reaches_the_caller() -> None:
         await agent.scopes.register(Scope("fs", tools=[read_file]))
     assert str(caught.value) == "scope fs is not allowed"
     assert caught.value.__notes__ == [
-        f"raised by handler {__name__}.{veto.__qualname__} of event 'on_scope_register'"]
+        f"raised by handler {__name__}.{veto.__qualname__} of event 'on_scope_register'"
+    ]
     # the event fires after the registration: the scope is in, as an observer saw it
     assert "fs" in agent.scopes
     with pytest.raises(PermissionError) as caught:
@@ -252,9 +293,13 @@ async def test_a_disabled_scopes_tool_is_not_offered_and_calling_it_fails() -> N
     assert [n for n, _ in seen] == ["on_tool_call_error"]
     error = seen[0][1]
     assert (error.source, error.tool, str(error.error)) == (  # type: ignore[attr-defined]
-        "disabled", read_file, 'tool "read_file" is disabled (scope "fs")')
+        "disabled",
+        read_file,
+        'tool "read_file" is disabled (scope "fs")',
+    )
     assert provider.requests[1].messages[-1] == answered(
-        "c1", "read_file", 'tool "read_file" is disabled (scope "fs")', is_error=True)
+        "c1", "read_file", 'tool "read_file" is disabled (scope "fs")', is_error=True
+    )
 
 
 async def test_enabling_a_scope_between_chats_changes_what_is_offered() -> None:
@@ -269,7 +314,9 @@ async def test_enabling_a_scope_between_chats_changes_what_is_offered() -> None:
     await agent.chat("two")
 
     assert [[t["function"]["name"] for t in r.tools] for r in provider.requests] == [
-        [], ["read_file"]]
+        [],
+        ["read_file"],
+    ]
 
 
 async def test_unregistering_an_unknown_scope_names_the_available_scopes() -> None:
@@ -280,7 +327,8 @@ async def test_unregistering_an_unknown_scope_names_the_available_scopes() -> No
         await agent.scopes.unregister("net")
 
     assert str(caught.value) == (
-        "agent 'worker' has no scope 'net'; scopes: ['default', 'sub_agents', 'fs']")
+        "agent 'worker' has no scope 'net'; scopes: ['default', 'sub_agents', 'fs']"
+    )
 
 
 async def test_registering_a_scope_name_twice_is_a_registration_error() -> None:

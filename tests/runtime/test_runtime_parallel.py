@@ -20,13 +20,16 @@ HANDSHAKE = 5.0  # seconds: only guards against a hang; no assertion depends on 
 
 
 def batch(*names: str) -> ProviderResponse:
-    return ProviderResponse(finish_reason="tool_calls", tool_calls=[
-        ToolCall(id=f"id_{n}", name=n, arguments={"label": n}) for n in names])
+    return ProviderResponse(
+        finish_reason="tool_calls",
+        tool_calls=[ToolCall(id=f"id_{n}", name=n, arguments={"label": n}) for n in names],
+    )
 
 
 def answered(name: str, content: str, *, is_error: bool = False) -> ChatMessage:
-    return ChatMessage(role="tool", content=content, tool_call_id=f"id_{name}", name=name,
-                       is_error=is_error)
+    return ChatMessage(
+        role="tool", content=content, tool_call_id=f"id_{name}", name=name, is_error=is_error
+    )
 
 
 class Workshop:
@@ -80,6 +83,7 @@ class HookWatch:
                 await asyncio.sleep(0)
             self.log.append(f"{label} {ctx.call.name}")
             self.inside = None
+
         return handler
 
 
@@ -94,20 +98,38 @@ async def test_handlers_overlap_while_hooks_run_one_at_a_time_in_source_order() 
     watch = HookWatch(shop.log)
     agent.on("pre_tool_call", watch.hook("pre"))
     agent.on("on_tool_call_result", watch.hook("post"))
-    agent.on("on_message", lambda c: shop.log.append(f"message {c.message.name}")
-             if c.message.role == "tool" else None)
+    agent.on(
+        "on_message",
+        lambda c: (
+            shop.log.append(f"message {c.message.name}") if c.message.role == "tool" else None
+        ),
+    )
 
     response = await asyncio.wait_for(agent.chat("work"), HANDSHAKE * 2)
 
     assert shop.log == [
-        "pre a", "pre b", "pre c",
-        "start a", "start b", "start c",
-        "end c", "end b", "end a",
-        "post a", "message a", "post b", "message b", "post c", "message c",
+        "pre a",
+        "pre b",
+        "pre c",
+        "start a",
+        "start b",
+        "start c",
+        "end c",
+        "end b",
+        "end a",
+        "post a",
+        "message a",
+        "post b",
+        "message b",
+        "post c",
+        "message c",
     ]
     assert watch.overlaps == []
     assert provider.requests[1].messages[-3:] == [
-        answered("a", "a done"), answered("b", "b done"), answered("c", "c done")]
+        answered("a", "a done"),
+        answered("b", "b done"),
+        answered("c", "c done"),
+    ]
     assert response.content == "all done"
 
 
@@ -118,19 +140,36 @@ async def test_a_short_circuited_call_waits_for_its_turn() -> None:
     agent.on("pre_tool_call", watch.hook("pre"))
     agent.on("pre_tool_call", lambda c: {"result": "b from cache"}, match="b")
     agent.on("on_tool_call_result", watch.hook("post"))
-    agent.on("on_message", lambda c: shop.log.append(f"message {c.message.name}")
-             if c.message.role == "tool" else None)
+    agent.on(
+        "on_message",
+        lambda c: (
+            shop.log.append(f"message {c.message.name}") if c.message.role == "tool" else None
+        ),
+    )
 
     await asyncio.wait_for(agent.chat("work"), HANDSHAKE * 2)
 
     assert shop.ran == ["a", "c"]
     assert shop.log == [
-        "pre a", "pre b", "pre c",
-        "start a", "start c", "end c", "end a",
-        "post a", "message a", "post b", "message b", "post c", "message c",
+        "pre a",
+        "pre b",
+        "pre c",
+        "start a",
+        "start c",
+        "end c",
+        "end a",
+        "post a",
+        "message a",
+        "post b",
+        "message b",
+        "post c",
+        "message c",
     ]
     assert provider.requests[1].messages[-3:] == [
-        answered("a", "a done"), answered("b", "b from cache"), answered("c", "c done")]
+        answered("a", "a done"),
+        answered("b", "b from cache"),
+        answered("c", "c done"),
+    ]
     assert watch.overlaps == []
 
 
@@ -147,7 +186,9 @@ async def test_a_denied_call_in_a_batch_keeps_its_place_and_its_error() -> None:
     assert errors == [("a", "denied")]
     assert provider.requests[1].messages[-3:] == [
         answered("a", "a is off limits", is_error=True),
-        answered("b", "b done"), answered("c", "c done")]
+        answered("b", "b done"),
+        answered("c", "c done"),
+    ]
 
 
 async def test_a_failing_call_in_a_batch_does_not_stop_the_others() -> None:
@@ -163,15 +204,25 @@ async def test_a_failing_call_in_a_batch_does_not_stop_the_others() -> None:
         await asyncio.sleep(0)
         return f"{label} fine"
 
-    provider = ScriptedProvider([ProviderResponse(tool_calls=[
-        ToolCall(id="id_boom", name="boom", arguments={"label": "x"}),
-        ToolCall(id="id_fine", name="fine", arguments={"label": "y"})]), "ok"])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="id_boom", name="boom", arguments={"label": "x"}),
+                    ToolCall(id="id_fine", name="fine", arguments={"label": "y"}),
+                ]
+            ),
+            "ok",
+        ]
+    )
     agent = Agent("shop", provider=provider, tools=[boom, fine], parallel_tool_calls=True)
 
     await agent.chat("go")
 
     assert provider.requests[1].messages[-2:] == [
-        answered("boom", "x exploded", is_error=True), answered("fine", "y fine")]
+        answered("boom", "x exploded", is_error=True),
+        answered("fine", "y fine"),
+    ]
 
 
 async def test_without_hooks_the_batch_still_runs_concurrently_in_call_order() -> None:
@@ -193,6 +244,7 @@ async def test_sequential_by_default_each_call_finishes_before_the_next_starts()
             await asyncio.sleep(0)
             log.append(f"end {name}")
             return label
+
         work.__name__ = name
         work.__doc__ = name
         return tool(work)

@@ -40,12 +40,15 @@ CALL_LOOKUP = ToolCall(id="c2", name="lookup", arguments={"key": "x"})
 
 def two_turns(*more: ProviderResponse | str) -> ScriptedProvider:
     """Turn 1 asks for two tools; turn 2 answers; then ``more``."""
-    return ScriptedProvider([
-        ProviderResponse(content=None, tool_calls=[CALL_ADD, CALL_LOOKUP],
-                         finish_reason="tool_calls"),
-        ProviderResponse(content=ANSWER),
-        *more,
-    ])
+    return ScriptedProvider(
+        [
+            ProviderResponse(
+                content=None, tool_calls=[CALL_ADD, CALL_LOOKUP], finish_reason="tool_calls"
+            ),
+            ProviderResponse(content=ANSWER),
+            *more,
+        ]
+    )
 
 
 def make_agent(provider: ScriptedProvider) -> Agent:
@@ -87,8 +90,12 @@ TWO_TURNS = [
 USER = ChatMessage(role="user", content=QUESTION)
 ASSISTANT_CALLS = ChatMessage(role="assistant", content=None, tool_calls=[CALL_ADD, CALL_LOOKUP])
 TOOL_ADD = ChatMessage(role="tool", content="3", tool_call_id="c1", name="add")
-TOOL_LOOKUP = ChatMessage(role="tool", content='{"key": "x", "hits": [1, 2], "note": "ünïcode"}',
-                          tool_call_id="c2", name="lookup")
+TOOL_LOOKUP = ChatMessage(
+    role="tool",
+    content='{"key": "x", "hits": [1, 2], "note": "ünïcode"}',
+    tool_call_id="c2",
+    name="lookup",
+)
 FINAL = ChatMessage(role="assistant", content=ANSWER)
 
 
@@ -118,8 +125,13 @@ async def test_on_event_records_the_same_sequence_once_per_emission() -> None:
         ("pre_tool_call", "c1", "add", {"a": 1, "b": 2}, None),
         ("on_tool_call_result", "c1", "add", {"a": 1, "b": 2}, 3),
         ("pre_tool_call", "c2", "lookup", {"key": "x"}, None),
-        ("on_tool_call_result", "c2", "lookup", {"key": "x"},
-         {"key": "x", "hits": [1, 2], "note": "ünïcode"}),
+        (
+            "on_tool_call_result",
+            "c2",
+            "lookup",
+            {"key": "x"},
+            {"key": "x", "hits": [1, 2], "note": "ünïcode"},
+        ),
     ]
     assert not any(r.is_error for r in records)
 
@@ -134,8 +146,12 @@ async def test_the_provider_receives_exactly_the_transcript(recorder: Any) -> No
     schemas = [add.schema, lookup.schema]
     assert provider.requests == [
         ProviderRequest(model="", system=INSTRUCTIONS, messages=[USER], tools=schemas),
-        ProviderRequest(model="", system=INSTRUCTIONS,
-                        messages=[USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP], tools=schemas),
+        ProviderRequest(
+            model="",
+            system=INSTRUCTIONS,
+            messages=[USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP],
+            tools=schemas,
+        ),
     ]
     # the instructions travel in `system` only, never as a message
     assert all(m.role != "system" for r in provider.requests for m in r.messages)
@@ -146,8 +162,10 @@ async def test_the_provider_receives_exactly_the_transcript(recorder: Any) -> No
             "description": "Add two integers.",
             "parameters": {
                 "additionalProperties": False,
-                "properties": {"a": {"title": "A", "type": "integer"},
-                               "b": {"title": "B", "type": "integer"}},
+                "properties": {
+                    "a": {"title": "A", "type": "integer"},
+                    "b": {"title": "B", "type": "integer"},
+                },
                 "required": ["a", "b"],
                 "type": "object",
             },
@@ -156,7 +174,8 @@ async def test_the_provider_receives_exactly_the_transcript(recorder: Any) -> No
 
 
 async def test_the_zero_hook_path_sends_the_same_requests_and_keeps_the_same_history(
-        recorder: Any) -> None:
+    recorder: Any,
+) -> None:
     hooked, bare = two_turns(), two_turns()
     hooked_agent, bare_agent = make_agent(hooked), make_agent(bare)
     recorder.attach(hooked_agent)
@@ -167,7 +186,8 @@ async def test_the_zero_hook_path_sends_the_same_requests_and_keeps_the_same_his
     assert bare.requests == hooked.requests
     assert bare_agent.history == hooked_agent.history
     assert bare_response.model_copy(update={"agent": None}) == hooked_response.model_copy(
-        update={"agent": None})
+        update={"agent": None}
+    )
 
 
 async def test_the_response_history_and_contexts_of_the_run(recorder: Any) -> None:
@@ -177,8 +197,9 @@ async def test_the_response_history_and_contexts_of_the_run(recorder: Any) -> No
     response = await agent.chat(QUESTION)
 
     transcript = [USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP, FINAL]
-    assert response == AgentResponse(content=ANSWER, finish_reason="stop", messages=transcript,
-                                     iterations=2, agent="calc")
+    assert response == AgentResponse(
+        content=ANSWER, finish_reason="stop", messages=transcript, iterations=2, agent="calc"
+    )
     assert agent.history == transcript
     assert [ctx.message for ctx in recorder.of("on_message")] == transcript
     assert [ctx.iteration for ctx in recorder.of("on_loop_start")] == [0, 1]
@@ -192,9 +213,13 @@ async def test_the_response_history_and_contexts_of_the_run(recorder: Any) -> No
     pre = recorder.of("pre_tool_call")
     post = recorder.of("on_tool_call_result")
     assert [(c.tool_call_id, c.call, c.tool) for c in pre] == [
-        ("c1", CALL_ADD, add), ("c2", CALL_LOOKUP, lookup)]
+        ("c1", CALL_ADD, add),
+        ("c2", CALL_LOOKUP, lookup),
+    ]
     assert [(c.tool_call_id, c.result) for c in post] == [
-        ("c1", 3), ("c2", {"key": "x", "hits": [1, 2], "note": "ünïcode"})]
+        ("c1", 3),
+        ("c2", {"key": "x", "hits": [1, 2], "note": "ünïcode"}),
+    ]
     assert [c.scope.name for c in pre] == ["default", "default"]
     turn = recorder.of("prepare_next_turn")[0]
     assert turn.message == ASSISTANT_CALLS
@@ -222,14 +247,30 @@ async def test_a_second_chat_continues_the_agents_history(recorder: Any) -> None
 
     again = ChatMessage(role="user", content="And again?")
     still = ChatMessage(role="assistant", content="Still 3.")
-    assert provider.requests[2].messages == [USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP, FINAL,
-                                             again]
+    assert provider.requests[2].messages == [
+        USER,
+        ASSISTANT_CALLS,
+        TOOL_ADD,
+        TOOL_LOOKUP,
+        FINAL,
+        again,
+    ]
     assert second.messages == [again, still]
     assert agent.history == [USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP, FINAL, again, still]
     assert recorder.names == [
-        "on_chat_start", "on_user_message", "on_message", "pre_agent",
-        "on_loop_start", "transform_context", "pre_request", "on_response", "on_loop_end",
-        "post_agent", "on_message", "on_chat_done", "on_chat_end",
+        "on_chat_start",
+        "on_user_message",
+        "on_message",
+        "pre_agent",
+        "on_loop_start",
+        "transform_context",
+        "pre_request",
+        "on_response",
+        "on_loop_end",
+        "post_agent",
+        "on_message",
+        "on_chat_done",
+        "on_chat_end",
     ]
     assert [ctx.iteration for ctx in recorder.of("on_loop_start")] == [0]
     assert run_one.isdisjoint({ctx.run_id for _, ctx in recorder.events})
@@ -258,7 +299,8 @@ async def test_a_blinker_receiver_alone_is_enough_to_fire_an_event() -> None:
     agent = make_agent(two_turns())
     got: list[Any] = []
     agent.bus.signal("on_tool_call_result").connect(
-        lambda sender, ctx: got.append((ctx.tool_call_id, ctx.result)), weak=False)
+        lambda sender, ctx: got.append((ctx.tool_call_id, ctx.result)), weak=False
+    )
 
     await agent.chat(QUESTION)
 

@@ -28,8 +28,7 @@ from agenthooks.events.contexts import EventContext
 SESSION_EVENTS = ("on_session_start", "on_session_end", "on_session_close")
 
 
-def recorder(agent: Agent, events: tuple[str, ...] | None = None
-             ) -> list[tuple[str, EventContext]]:
+def recorder(agent: Agent, events: tuple[str, ...] | None = None) -> list[tuple[str, EventContext]]:
     seen: list[tuple[str, EventContext]] = []
     for name in events or tuple(e for e in CATALOG if e != "on_event"):
         agent.on(name, lambda ctx, name=name: seen.append((name, ctx)))
@@ -53,9 +52,21 @@ def echo(request: ProviderRequest) -> str:
     return f"echo: {request.messages[-1].content}"
 
 
-RUN = ["on_chat_start", "on_user_message", "on_message", "pre_agent", "on_loop_start",
-       "transform_context", "pre_request", "on_response", "on_loop_end", "post_agent",
-       "on_message", "on_chat_done", "on_chat_end"]
+RUN = [
+    "on_chat_start",
+    "on_user_message",
+    "on_message",
+    "pre_agent",
+    "on_loop_start",
+    "transform_context",
+    "pre_request",
+    "on_response",
+    "on_loop_end",
+    "post_agent",
+    "on_message",
+    "on_chat_done",
+    "on_chat_end",
+]
 
 
 # -------------------------------------------------------------------------- lifecycle
@@ -70,8 +81,7 @@ async def test_session_owns_its_history_and_fires_session_start_on_the_first_cha
     first = await session.chat("one")
     second = await session.chat("two")
 
-    assert names(seen) == ["on_session_start", *RUN, "on_session_end",
-                           *RUN, "on_session_end"]
+    assert names(seen) == ["on_session_start", *RUN, "on_session_end", *RUN, "on_session_end"]
     assert session.history == [user("one"), said("echo: one"), user("two"), said("echo: two")]
     assert agent.history == []  # the agent's own conversation is untouched
     assert provider.requests[1].messages == [user("one"), said("echo: one"), user("two")]
@@ -107,11 +117,20 @@ async def test_session_start_deny_ends_this_and_every_later_chat_denied() -> Non
     second = await session.chat("hello again")
 
     assert names(seen) == [
-        "on_session_start", "on_chat_done", "on_chat_end", "on_session_end",
-        "on_chat_done", "on_chat_end", "on_session_end"]
+        "on_session_start",
+        "on_chat_done",
+        "on_chat_end",
+        "on_session_end",
+        "on_chat_done",
+        "on_chat_end",
+        "on_session_end",
+    ]
     for response in (first, second):
         assert (response.content, response.finish_reason, response.messages) == (
-            "account suspended", "denied", [])
+            "account suspended",
+            "denied",
+            [],
+        )
     done = [c for n, c in seen if n == "on_chat_done"]
     assert [c.response.content for c in done] == ["account suspended"] * 2  # type: ignore[attr-defined]
     assert provider.requests == []
@@ -132,8 +151,13 @@ async def test_session_end_fires_after_a_chat_that_raised() -> None:
         await session.chat("first")
     assert (await session.chat("second")).content == "ok"
 
-    assert names(seen) == ["on_chat_error", "on_chat_end", "on_session_end",
-                           "on_chat_end", "on_session_end"]
+    assert names(seen) == [
+        "on_chat_error",
+        "on_chat_end",
+        "on_session_end",
+        "on_chat_end",
+        "on_session_end",
+    ]
     assert session.history == [user("first"), user("second"), said("ok")]
 
 
@@ -147,7 +171,10 @@ async def test_close_fires_session_close_exactly_once() -> None:
     await session.close()
 
     assert [(n, c.session_id) for n, c in seen] == [
-        ("on_session_start", "s-1"), ("on_session_end", "s-1"), ("on_session_close", "s-1")]
+        ("on_session_start", "s-1"),
+        ("on_session_end", "s-1"),
+        ("on_session_close", "s-1"),
+    ]
     close = seen[-1][1]
     assert (close.agent, close.branch, close.run_id) == ("assistant", "assistant", "")
     assert session.closed
@@ -214,8 +241,11 @@ async def test_many_sessions_on_one_agent_run_concurrently_with_separate_histori
 
     for s in sessions:
         assert s.history == [
-            user(f"{s.id} first"), said(f"{s.id} first -> 1 messages seen"),
-            user(f"{s.id} second"), said(f"{s.id} second -> 3 messages seen")]
+            user(f"{s.id} first"),
+            said(f"{s.id} first -> 1 messages seen"),
+            user(f"{s.id} second"),
+            said(f"{s.id} second -> 3 messages seen"),
+        ]
     assert sorted(arrived[:3]) == ["s0 first", "s1 first", "s2 first"]
     assert agent.history == []
 
@@ -251,10 +281,15 @@ async def whoami(ctx: ToolContext) -> str:
 
 async def test_session_id_is_in_every_context_of_a_session_run_and_none_otherwise() -> None:
     def script() -> list[Any]:
-        return [ProviderResponse(tool_calls=[ToolCall(id="w1", name="whoami"),
-                                             ToolCall(id="d1", name="helper",
-                                                      arguments={"task": "assist"})]),
-                "done"]
+        return [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="w1", name="whoami"),
+                    ToolCall(id="d1", name="helper", arguments={"task": "assist"}),
+                ]
+            ),
+            "done",
+        ]
 
     helper = Agent("helper", provider=ScriptedProvider(["helped", "helped"]))
     provider = ScriptedProvider([*script(), *script()])
@@ -274,8 +309,10 @@ async def test_session_id_is_in_every_context_of_a_session_run_and_none_otherwis
     assert "on_session_start" not in names(seen)  # only a Session fires session events
     # the sub-run inside the session fires no session events of its own
     assert [(n, c.branch) for n, c in in_session if n.startswith("on_session")] == [
-        ("on_session_start", "assistant"), ("on_session_end", "assistant"),
-        ("on_session_close", "assistant")]
+        ("on_session_start", "assistant"),
+        ("on_session_end", "assistant"),
+        ("on_session_close", "assistant"),
+    ]
     assert provider.requests[1].messages[2].content == "session=sess-9"
     assert provider.requests[3].messages[-2].content == "session=None"
 
@@ -293,8 +330,10 @@ async def test_session_end_fires_after_an_aborted_chat_and_a_cancelled_one() -> 
         return "unreachable"
 
     agent = Agent("assistant", provider=ScriptedProvider(abort_then_wait))
-    seen = recorder(agent, ("on_session_start", "on_chat_start", "on_chat_abort",
-                            "on_chat_end", "on_session_end"))
+    seen = recorder(
+        agent,
+        ("on_session_start", "on_chat_start", "on_chat_abort", "on_chat_end", "on_session_end"),
+    )
     session = Session(agent)
 
     with pytest.raises(RunAborted, match="^run aborted: aborted$"):
@@ -315,10 +354,20 @@ async def test_session_end_fires_after_an_aborted_chat_and_a_cancelled_one() -> 
         await task
 
     assert names(seen) == [
-        "on_session_start", "on_chat_start", "on_chat_abort", "on_chat_end", "on_session_end",
-        "on_chat_start", "on_chat_abort", "on_chat_end", "on_session_end"]
+        "on_session_start",
+        "on_chat_start",
+        "on_chat_abort",
+        "on_chat_end",
+        "on_session_end",
+        "on_chat_start",
+        "on_chat_abort",
+        "on_chat_end",
+        "on_session_end",
+    ]
     assert [c.reason for n, c in seen if n == "on_chat_abort"] == [  # type: ignore[attr-defined]
-        "aborted", "cancelled"]
+        "aborted",
+        "cancelled",
+    ]
     assert session.history == [user("first"), user("second")]
 
 
@@ -329,13 +378,19 @@ async def test_session_chat_stream_fires_the_same_session_events() -> None:
 
     texts = []
     for message in ("a", "b"):
-        texts.append([i.text async for i in session.chat_stream(message)
-                      if isinstance(i, TextDelta)])
+        texts.append(
+            [i.text async for i in session.chat_stream(message) if isinstance(i, TextDelta)]
+        )
 
     assert texts == [["one ", "two"], ["three"]]
     without_stream_events = [n for n in names(seen) if not n.startswith("on_stream_")]
     assert without_stream_events == [
-        "on_session_start", *RUN, "on_session_end", *RUN, "on_session_end"]
+        "on_session_start",
+        *RUN,
+        "on_session_end",
+        *RUN,
+        "on_session_end",
+    ]
     assert {c.session_id for _, c in seen} == {"st"}
     assert session.history == [user("a"), said("one two"), user("b"), said("three")]
 

@@ -24,8 +24,13 @@ def delete(path: str) -> str:
 def _agent() -> Agent:
     helper = Agent("helper", provider=ScriptedProvider(["ok"]))
     desk = Agent("desk", provider=ScriptedProvider(["ok"]))
-    agent = Agent("main", provider=ScriptedProvider(["one", "two"]), tools=[search],
-                  sub_agents=[helper], handoffs=[desk])
+    agent = Agent(
+        "main",
+        provider=ScriptedProvider(["one", "two"]),
+        tools=[search],
+        sub_agents=[helper],
+        handoffs=[desk],
+    )
     agent.scopes.add(Scope("admin", [delete], enabled=False))
     return agent
 
@@ -37,7 +42,11 @@ async def test_on_chat_start_carries_the_offered_tool_names() -> None:
     await agent.chat("hi")
     (ctx,) = seen
     assert isinstance(ctx, ChatStartContext)
-    assert ctx.tools == ["search", "helper", "transfer_to_desk"]  # the disabled scope is not offered
+    assert ctx.tools == [
+        "search",
+        "helper",
+        "transfer_to_desk",
+    ]  # the disabled scope is not offered
 
 
 async def test_on_session_start_carries_the_offered_tool_names() -> None:

@@ -47,9 +47,12 @@ CALL_STATS = ToolCall(id="c2", name="stats", arguments={"topic": "cats"})
 
 
 def script() -> list[Any]:
-    return [ProviderResponse(content="Let me compute.", tool_calls=[CALL_ADD, CALL_STATS],
-                             finish_reason="tool_calls"),
-            ProviderResponse(content="The answer is 3.")]
+    return [
+        ProviderResponse(
+            content="Let me compute.", tool_calls=[CALL_ADD, CALL_STATS], finish_reason="tool_calls"
+        ),
+        ProviderResponse(content="The answer is 3."),
+    ]
 
 
 def make_agent(*items: Any) -> tuple[Agent, ScriptedProvider]:
@@ -76,10 +79,17 @@ async def test_chat_stream_yields_text_tool_calls_and_the_final_response_last() 
     final = items[-1]
     assert isinstance(final, FinalResponse)
     assert items[:-1] == [
-        TextDelta("Let "), TextDelta("me "), TextDelta("compute."),
-        ToolCallStart(CALL_ADD), ToolCallEnd(CALL_ADD, result=3),
-        ToolCallStart(CALL_STATS), ToolCallEnd(CALL_STATS, result={"topic": "cats", "count": 2}),
-        TextDelta("The "), TextDelta("answer "), TextDelta("is "), TextDelta("3."),
+        TextDelta("Let "),
+        TextDelta("me "),
+        TextDelta("compute."),
+        ToolCallStart(CALL_ADD),
+        ToolCallEnd(CALL_ADD, result=3),
+        ToolCallStart(CALL_STATS),
+        ToolCallEnd(CALL_STATS, result={"topic": "cats", "count": 2}),
+        TextDelta("The "),
+        TextDelta("answer "),
+        TextDelta("is "),
+        TextDelta("3."),
     ]
     assert (final.response.content, final.response.finish_reason) == ("The answer is 3.", "stop")
     assert final.response.messages == agent.history
@@ -97,21 +107,32 @@ async def test_streaming_parity_with_chat(recorder: Any) -> None:
 
     # every event chat() fires, in the same order; the stream events come in addition
     assert [n for n in recorder.names if n not in STREAM_EVENTS] == plain_events.names
-    turn = ["pre_request", "on_stream_start", "on_stream_chunk", "on_stream_chunk",
-            "on_stream_chunk", "on_stream_end", "on_response"]
+    turn = [
+        "pre_request",
+        "on_stream_start",
+        "on_stream_chunk",
+        "on_stream_chunk",
+        "on_stream_chunk",
+        "on_stream_end",
+        "on_response",
+    ]
     first = recorder.names.index("pre_request")
-    assert recorder.names[first:first + 7] == turn
+    assert recorder.names[first : first + 7] == turn
     second = recorder.names.index("pre_request", first + 1)
-    assert recorder.names[second:second + 8] == [*turn[:5], "on_stream_chunk", *turn[5:]]
+    assert recorder.names[second : second + 8] == [*turn[:5], "on_stream_chunk", *turn[5:]]
     # ... with the same payloads
     assert [c.message for c in recorder.of("on_message")] == [
-        c.message for c in plain_events.of("on_message")]
+        c.message for c in plain_events.of("on_message")
+    ]
     assert streamed_provider.requests == plain_provider.requests
     assert items[-1].response == response
     assert streamed.history == plain.history
     chunks = recorder.of("on_stream_chunk")
     assert [(c.delta, c.accumulated) for c in chunks[:3]] == [
-        ("Let ", "Let "), ("me ", "Let me "), ("compute.", "Let me compute.")]
+        ("Let ", "Let "),
+        ("me ", "Let me "),
+        ("compute.", "Let me compute."),
+    ]
     assert recorder.of("on_stream_end")[1].response == ProviderResponse(content="The answer is 3.")
     assert recorder.of("on_stream_start")[0].request == streamed_provider.requests[0]
 
@@ -132,21 +153,36 @@ async def test_a_denied_tool_ends_with_the_text_the_model_sees() -> None:
 async def test_gated_stream_releases_the_allowed_final_content(recorder: Any) -> None:
     agent, _ = make_agent()
     recorder.attach(agent)
-    agent.on("post_agent", lambda ctx: {"response": ctx.response.model_copy(
-        update={"content": ctx.response.content + " (checked)"})})
+    agent.on(
+        "post_agent",
+        lambda ctx: {
+            "response": ctx.response.model_copy(
+                update={"content": ctx.response.content + " (checked)"}
+            )
+        },
+    )
 
     items = await drain(agent, gated=True)
 
     assert items == [
-        ToolCallStart(CALL_ADD), ToolCallEnd(CALL_ADD, result=3),
-        ToolCallStart(CALL_STATS), ToolCallEnd(CALL_STATS, result={"topic": "cats", "count": 2}),
+        ToolCallStart(CALL_ADD),
+        ToolCallEnd(CALL_ADD, result=3),
+        ToolCallStart(CALL_STATS),
+        ToolCallEnd(CALL_STATS, result={"topic": "cats", "count": 2}),
         TextDelta("The answer is 3. (checked)"),
         FinalResponse(items[-1].response),
     ]
     assert items[-1].response.content == "The answer is 3. (checked)"
     # observers still see every chunk as it arrives
     assert [c.delta for c in recorder.of("on_stream_chunk")] == [
-        "Let ", "me ", "compute.", "The ", "answer ", "is ", "3."]
+        "Let ",
+        "me ",
+        "compute.",
+        "The ",
+        "answer ",
+        "is ",
+        "3.",
+    ]
 
 
 async def test_a_gated_stream_never_releases_a_denied_answer() -> None:
@@ -155,15 +191,26 @@ async def test_a_gated_stream_never_releases_a_denied_answer() -> None:
 
     items = await drain(agent, gated=True)
 
-    assert items == [FinalResponse(AgentResponse(
-        content="withheld", finish_reason="denied", messages=[
-            ChatMessage(role="user", content="compute")], iterations=1, agent="streamer"))]
+    assert items == [
+        FinalResponse(
+            AgentResponse(
+                content="withheld",
+                finish_reason="denied",
+                messages=[ChatMessage(role="user", content="compute")],
+                iterations=1,
+                agent="streamer",
+            )
+        )
+    ]
 
 
 async def test_a_post_agent_guard_gates_automatically() -> None:
     agent, _ = make_agent("The secret is 42.")
-    agent.on("post_agent", lambda ctx: Deny("no secrets") if "secret" in (
-        ctx.response.content or "") else None, guard=True)
+    agent.on(
+        "post_agent",
+        lambda ctx: Deny("no secrets") if "secret" in (ctx.response.content or "") else None,
+        guard=True,
+    )
 
     items = await drain(agent)
 
@@ -189,8 +236,10 @@ async def test_an_ungated_stream_cannot_recall_text_but_history_stays_clean() ->
 async def test_a_cache_hit_streams_as_one_chunk(recorder: Any) -> None:
     agent, provider = make_agent()
     recorder.attach(agent)
-    agent.on("pre_request", lambda ctx: {"response": ProviderResponse(
-        content="A cached answer, in full.")})
+    agent.on(
+        "pre_request",
+        lambda ctx: {"response": ProviderResponse(content="A cached answer, in full.")},
+    )
 
     items = await drain(agent)
 
@@ -208,8 +257,12 @@ async def test_a_recovered_provider_error_streams_as_one_chunk(recorder: Any) ->
     items = await drain(agent)
 
     assert items == [TextDelta("Fallback."), FinalResponse(items[-1].response)]
-    assert recorder.names[6:10] == ["pre_request", "on_stream_start", "on_stream_error",
-                                    "on_model_error"]
+    assert recorder.names[6:10] == [
+        "pre_request",
+        "on_stream_start",
+        "on_stream_error",
+        "on_model_error",
+    ]
     assert recorder.of("on_stream_error")[0].error is failure
 
 
@@ -218,10 +271,16 @@ async def test_a_recovered_provider_error_streams_as_one_chunk(recorder: Any) ->
 
 async def test_on_stream_error_when_the_connection_drops_mid_stream(recorder: Any) -> None:
     with WireServer() as server:
-        server.reply(sse_reply([chunk(role="assistant", content=""), chunk("partial "),
-                                chunk("answer")], done=False, end="drop"))
-        async with OpenAIChatProvider("test-model", base_url=server.url, api_key="sk-test",
-                                      timeout=2.0) as provider:
+        server.reply(
+            sse_reply(
+                [chunk(role="assistant", content=""), chunk("partial "), chunk("answer")],
+                done=False,
+                end="drop",
+            )
+        )
+        async with OpenAIChatProvider(
+            "test-model", base_url=server.url, api_key="sk-test", timeout=2.0
+        ) as provider:
             agent = Agent("streamer", "Stream.", provider=provider)
             recorder.attach(agent)
             seen: list[Any] = []
@@ -235,8 +294,15 @@ async def test_on_stream_error_when_the_connection_drops_mid_stream(recorder: An
 
     assert seen == [TextDelta("partial "), TextDelta("answer")]
     assert recorder.names[6:] == [
-        "pre_request", "on_stream_start", "on_stream_chunk", "on_stream_chunk",
-        "on_stream_error", "on_model_error", "on_chat_error", "on_chat_end"]
+        "pre_request",
+        "on_stream_start",
+        "on_stream_chunk",
+        "on_stream_chunk",
+        "on_stream_error",
+        "on_model_error",
+        "on_chat_error",
+        "on_chat_end",
+    ]
     error = recorder.of("on_stream_error")[0]
     assert (error.error, error.accumulated) == (caught.value, "partial answer")
     assert recorder.of("on_chat_error")[0].error is caught.value
@@ -246,8 +312,9 @@ async def test_on_stream_error_when_the_connection_drops_mid_stream(recorder: An
 async def test_a_real_http_stream_matches_its_events(recorder: Any) -> None:
     with WireServer() as server:
         server.reply(text_stream("Hello from the wire."))
-        async with OpenAIChatProvider("test-model", base_url=server.url, api_key="sk-test",
-                                      timeout=2.0) as provider:
+        async with OpenAIChatProvider(
+            "test-model", base_url=server.url, api_key="sk-test", timeout=2.0
+        ) as provider:
             agent = Agent("streamer", "Stream.", provider=provider)
             recorder.attach(agent)
             items = await drain(agent)
@@ -256,8 +323,10 @@ async def test_a_real_http_stream_matches_its_events(recorder: Any) -> None:
     assert texts(items) == ["Hello ", "from ", "the ", "wire."]
     assert items[-1].response.content == "Hello from the wire."
     assert body["stream"] is True
-    assert body["messages"] == [{"role": "system", "content": "Stream."},
-                                {"role": "user", "content": "compute"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Stream."},
+        {"role": "user", "content": "compute"},
+    ]
     assert [c.accumulated for c in recorder.of("on_stream_chunk")][-1] == "Hello from the wire."
     assert recorder.of("on_stream_end")[0].response.usage.total_tokens == 15
 
@@ -266,8 +335,14 @@ async def test_a_real_http_stream_matches_its_events(recorder: Any) -> None:
 async def test_a_pre_agent_short_circuit_streams_as_one_chunk(gated: bool) -> None:
     agent, provider = make_agent()
     agent.on("pre_agent", lambda ctx: {"response": AgentResponse(content="Known answer.")})
-    agent.on("post_agent", lambda ctx: {"response": ctx.response.model_copy(
-        update={"content": ctx.response.content + " (checked)"})})
+    agent.on(
+        "post_agent",
+        lambda ctx: {
+            "response": ctx.response.model_copy(
+                update={"content": ctx.response.content + " (checked)"}
+            )
+        },
+    )
 
     items = await drain(agent, gated=gated)
 

@@ -38,6 +38,7 @@ class Recorder:
     def _handler(self, name: str) -> Any:
         def record(ctx: EventContext) -> None:
             self.contexts.append((name, ctx))
+
         return record
 
     def label(self, run_id: str | None) -> str | None:
@@ -62,7 +63,8 @@ def calls(*items: tuple[str, str, dict[str, Any]]) -> ProviderResponse:
     """A response asking for the tool calls (id, name, arguments)."""
     return ProviderResponse(
         tool_calls=[ToolCall(id=i, name=n, arguments=a) for i, n, a in items],
-        finish_reason="tool_calls")
+        finish_reason="tool_calls",
+    )
 
 
 def user(text: str) -> ChatMessage:
@@ -74,31 +76,53 @@ def said(text: str) -> ChatMessage:
 
 
 def asked(*items: tuple[str, str, dict[str, Any]]) -> ChatMessage:
-    return ChatMessage(role="assistant",
-                       tool_calls=[ToolCall(id=i, name=n, arguments=a) for i, n, a in items])
+    return ChatMessage(
+        role="assistant", tool_calls=[ToolCall(id=i, name=n, arguments=a) for i, n, a in items]
+    )
 
 
 def answered(call_id: str, name: str, content: str, *, is_error: bool = False) -> ChatMessage:
-    return ChatMessage(role="tool", content=content, tool_call_id=call_id, name=name,
-                       is_error=is_error)
+    return ChatMessage(
+        role="tool", content=content, tool_call_id=call_id, name=name, is_error=is_error
+    )
 
 
 RUN_OF_ONE_ANSWER = [
-    "on_chat_start", "on_user_message", "on_message", "pre_agent", "on_loop_start",
-    "transform_context", "pre_request", "on_response", "on_loop_end", "post_agent",
-    "on_message", "on_chat_done", "on_chat_end",
+    "on_chat_start",
+    "on_user_message",
+    "on_message",
+    "pre_agent",
+    "on_loop_start",
+    "transform_context",
+    "pre_request",
+    "on_response",
+    "on_loop_end",
+    "post_agent",
+    "on_message",
+    "on_chat_done",
+    "on_chat_end",
 ]
 
 
-def team(researcher_script: list[Any], orchestrator_script: list[Any], *,
-         researcher_bus: HookBus | None = None, researcher_tools: list[Any] | None = None,
-         ) -> tuple[Agent, Agent, ScriptedProvider, ScriptedProvider]:
+def team(
+    researcher_script: list[Any],
+    orchestrator_script: list[Any],
+    *,
+    researcher_bus: HookBus | None = None,
+    researcher_tools: list[Any] | None = None,
+) -> tuple[Agent, Agent, ScriptedProvider, ScriptedProvider]:
     sub_provider = ScriptedProvider(researcher_script, name="researcher-model")
-    researcher = Agent("researcher", "You research.", provider=sub_provider,
-                       tools=researcher_tools or [], bus=researcher_bus)
+    researcher = Agent(
+        "researcher",
+        "You research.",
+        provider=sub_provider,
+        tools=researcher_tools or [],
+        bus=researcher_bus,
+    )
     top_provider = ScriptedProvider(orchestrator_script, name="orchestrator-model")
-    orchestrator = Agent("orchestrator", "You orchestrate.", provider=top_provider,
-                         sub_agents=[researcher])
+    orchestrator = Agent(
+        "orchestrator", "You orchestrate.", provider=top_provider, sub_agents=[researcher]
+    )
     return orchestrator, researcher, top_provider, sub_provider
 
 
@@ -107,19 +131,33 @@ def team(researcher_script: list[Any], orchestrator_script: list[Any], *,
 
 async def test_sub_agent_is_offered_as_a_tool_named_after_it_with_one_task_argument() -> None:
     top = ScriptedProvider(["no tools needed"])
-    orchestrator = Agent("orchestrator", "You orchestrate.", provider=top, sub_agents=[
-        Agent("researcher", "You research."),
-        Agent("critic", "You criticise.", description="Finds flaws in a draft."),
-        Agent("plain")])
+    orchestrator = Agent(
+        "orchestrator",
+        "You orchestrate.",
+        provider=top,
+        sub_agents=[
+            Agent("researcher", "You research."),
+            Agent("critic", "You criticise.", description="Finds flaws in a draft."),
+            Agent("plain"),
+        ],
+    )
 
     await orchestrator.chat("hello")
 
     def schema(name: str, description: str) -> dict[str, Any]:
-        return {"type": "function", "function": {
-            "name": name, "description": description,
-            "parameters": {"additionalProperties": False,
-                           "properties": {"task": {"title": "Task", "type": "string"}},
-                           "required": ["task"], "type": "object"}}}
+        return {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": description,
+                "parameters": {
+                    "additionalProperties": False,
+                    "properties": {"task": {"title": "Task", "type": "string"}},
+                    "required": ["task"],
+                    "type": "object",
+                },
+            },
+        }
 
     assert top.requests[0].tools == [
         schema("researcher", "You research."),  # instructions when there is no description
@@ -134,21 +172,49 @@ async def test_sub_agent_is_offered_as_a_tool_named_after_it_with_one_task_argum
 async def test_sub_agent_call_fires_subagent_events_and_a_full_run_with_its_own_ids() -> None:
     orchestrator, _, _, _ = team(
         ["Paris is the capital."],
-        [calls(("c1", "researcher", {"task": "capital of France?"})), "It is Paris."])
+        [calls(("c1", "researcher", {"task": "capital of France?"})), "It is Paris."],
+    )
     rec = Recorder(orchestrator.bus)
 
     response = await orchestrator.chat("Where is the French government?")
 
-    top = [(e, "orchestrator", "R0", None) for e in (
-        "on_chat_start", "on_user_message", "on_message", "pre_agent", "on_loop_start",
-        "transform_context", "pre_request", "on_response", "on_message", "pre_tool_call",
-        "on_subagent_start")]
+    top = [
+        (e, "orchestrator", "R0", None)
+        for e in (
+            "on_chat_start",
+            "on_user_message",
+            "on_message",
+            "pre_agent",
+            "on_loop_start",
+            "transform_context",
+            "pre_request",
+            "on_response",
+            "on_message",
+            "pre_tool_call",
+            "on_subagent_start",
+        )
+    ]
     sub = [(e, "orchestrator/researcher", "R1", "R0") for e in RUN_OF_ONE_ANSWER]
-    rest = [(e, "orchestrator", "R0", None) for e in (
-        "on_subagent_stop", "on_tool_call_result", "on_message", "on_loop_end",
-        "prepare_next_turn", "should_stop", "on_loop_start", "transform_context",
-        "pre_request", "on_response", "on_loop_end", "post_agent", "on_message",
-        "on_chat_done", "on_chat_end")]
+    rest = [
+        (e, "orchestrator", "R0", None)
+        for e in (
+            "on_subagent_stop",
+            "on_tool_call_result",
+            "on_message",
+            "on_loop_end",
+            "prepare_next_turn",
+            "should_stop",
+            "on_loop_start",
+            "transform_context",
+            "pre_request",
+            "on_response",
+            "on_loop_end",
+            "post_agent",
+            "on_message",
+            "on_chat_done",
+            "on_chat_end",
+        )
+    ]
     assert rec.rows() == top + sub + rest
     assert response.content == "It is Paris."
     assert response.agent == "orchestrator"
@@ -157,9 +223,16 @@ async def test_sub_agent_call_fires_subagent_events_and_a_full_run_with_its_own_
     start = next(c for n, c in rec.contexts if n == "on_subagent_start")
     stop = next(c for n, c in rec.contexts if n == "on_subagent_stop")
     assert (start.subagent, start.task, start.agent) == (  # type: ignore[attr-defined]
-        "researcher", "capital of France?", "orchestrator")
+        "researcher",
+        "capital of France?",
+        "orchestrator",
+    )
     assert (stop.subagent, stop.task, stop.result, stop.error) == (  # type: ignore[attr-defined]
-        "researcher", "capital of France?", "Paris is the capital.", None)
+        "researcher",
+        "capital of France?",
+        "Paris is the capital.",
+        None,
+    )
     assert stop.duration is not None and stop.duration >= 0  # type: ignore[attr-defined]
     sub_agents = {ctx.agent for _, ctx in rec.contexts if ctx.branch != "orchestrator"}
     assert sub_agents == {"researcher"}
@@ -169,14 +242,18 @@ async def test_subagent_events_match_on_the_sub_agent_name() -> None:
     critic = Agent("critic", provider=ScriptedProvider(["looks fine"]))
     orchestrator, _, _, _ = team(
         ["found it"],
-        [calls(("c1", "researcher", {"task": "t1"}), ("c2", "critic", {"task": "t2"})), "ok"])
-    orchestrator = Agent("orchestrator", provider=orchestrator.provider,
-                         sub_agents=[orchestrator.sub_agents[0], critic])
+        [calls(("c1", "researcher", {"task": "t1"}), ("c2", "critic", {"task": "t2"})), "ok"],
+    )
+    orchestrator = Agent(
+        "orchestrator",
+        provider=orchestrator.provider,
+        sub_agents=[orchestrator.sub_agents[0], critic],
+    )
     seen: list[tuple[str, str]] = []
-    orchestrator.on("on_subagent_start", lambda c: seen.append(("start", c.subagent)),
-                    match="researcher")
-    orchestrator.on("OnSubagentStop", lambda c: seen.append(("stop", c.subagent)),
-                    match=["critic"])
+    orchestrator.on(
+        "on_subagent_start", lambda c: seen.append(("start", c.subagent)), match="researcher"
+    )
+    orchestrator.on("OnSubagentStop", lambda c: seen.append(("stop", c.subagent)), match=["critic"])
 
     await orchestrator.chat("go")
 
@@ -189,10 +266,13 @@ async def test_subagent_events_match_on_the_sub_agent_name() -> None:
 async def test_sub_agent_starts_from_the_task_alone_and_only_its_result_enters_history() -> None:
     orchestrator, researcher, top, sub = team(
         ["first finding", "second finding"],
-        ["Let me think.",
-         calls(("c1", "researcher", {"task": "look up A"})),
-         calls(("c2", "researcher", {"task": "look up B"})),
-         "A and B found."])
+        [
+            "Let me think.",
+            calls(("c1", "researcher", {"task": "look up A"})),
+            calls(("c2", "researcher", {"task": "look up B"})),
+            "A and B found.",
+        ],
+    )
 
     await orchestrator.chat("warm up")
     response = await orchestrator.chat("Find A then B.")
@@ -204,7 +284,8 @@ async def test_sub_agent_starts_from_the_task_alone_and_only_its_result_enters_h
     assert sub.requests[0].tools == []
     assert researcher.history == []  # a delegated call never touches its own conversation
     assert orchestrator.history == [
-        user("warm up"), said("Let me think."),
+        user("warm up"),
+        said("Let me think."),
         user("Find A then B."),
         asked(("c1", "researcher", {"task": "look up A"})),
         answered("c1", "researcher", "first finding"),
@@ -229,17 +310,18 @@ async def test_sub_agent_without_a_bus_of_its_own_runs_on_the_parents_bus() -> N
     orchestrator, researcher, _, sub = team(
         [calls(("s1", "search", {"query": "eiffel"})), "It is 330 m tall."],
         [calls(("c1", "researcher", {"task": "height of the Eiffel tower"})), "330 m."],
-        researcher_tools=[search])
+        researcher_tools=[search],
+    )
     seen: list[tuple[str, str, str, dict[str, Any]]] = []
-    orchestrator.on("pre_tool_call",
-                    lambda c: seen.append((c.call.name, c.branch, c.agent, c.call.arguments)))
+    orchestrator.on(
+        "pre_tool_call", lambda c: seen.append((c.call.name, c.branch, c.agent, c.call.arguments))
+    )
 
     await orchestrator.chat("How tall is the Eiffel tower?")
 
     assert not researcher.has_own_bus
     assert seen == [
-        ("researcher", "orchestrator", "orchestrator",
-         {"task": "height of the Eiffel tower"}),
+        ("researcher", "orchestrator", "orchestrator", {"task": "height of the Eiffel tower"}),
         ("search", "orchestrator/researcher", "researcher", {"query": "eiffel"}),
     ]
     assert sub.requests[1].messages[-1] == answered("s1", "search", "results for eiffel")
@@ -250,7 +332,9 @@ async def test_sub_agent_with_its_own_bus_gets_the_parents_guards_but_not_its_ha
     orchestrator, _, _, sub = team(
         [calls(("s1", "search", {"query": "secrets"})), "Search was blocked."],
         [calls(("c1", "researcher", {"task": "find secrets"})), "Nothing found."],
-        researcher_bus=own, researcher_tools=[search])
+        researcher_bus=own,
+        researcher_tools=[search],
+    )
     parent_seen: list[str] = []
     own_seen: list[str] = []
     guard_seen: list[tuple[str, str]] = []
@@ -269,23 +353,34 @@ async def test_sub_agent_with_its_own_bus_gets_the_parents_guards_but_not_its_ha
 
     assert parent_seen == ["researcher"]  # the sub-agent's call never reached it
     assert own_seen == ["search"]
-    assert guard_seen == [("researcher", "orchestrator"),
-                          ("search", "orchestrator/researcher")]
+    assert guard_seen == [("researcher", "orchestrator"), ("search", "orchestrator/researcher")]
     assert parent_sub_events == ["orchestrator"]  # the sub-run fired on the researcher's bus
     assert sub.requests[1].messages[-1] == answered(
-        "s1", "search", "search is not allowed here", is_error=True)
+        "s1", "search", "search is not allowed here", is_error=True
+    )
     assert response.content == "Nothing found."
 
 
 async def test_deny_inside_the_sub_agent_ends_only_the_sub_run() -> None:
     orchestrator, _, top, sub = team(
         ["never asked"],
-        [calls(("c1", "researcher", {"task": "forbidden topic"})), "Understood, I cannot."])
-    rec = Recorder(orchestrator.bus, ["pre_request", "on_chat_done", "on_chat_end",
-                                      "on_subagent_stop", "on_tool_call_result",
-                                      "on_tool_call_error", "post_agent"])
-    orchestrator.on("pre_request", lambda c: Deny("researcher is offline")
-                    if c.agent == "researcher" else None)
+        [calls(("c1", "researcher", {"task": "forbidden topic"})), "Understood, I cannot."],
+    )
+    rec = Recorder(
+        orchestrator.bus,
+        [
+            "pre_request",
+            "on_chat_done",
+            "on_chat_end",
+            "on_subagent_stop",
+            "on_tool_call_result",
+            "on_tool_call_error",
+            "post_agent",
+        ],
+    )
+    orchestrator.on(
+        "pre_request", lambda c: Deny("researcher is offline") if c.agent == "researcher" else None
+    )
 
     response = await orchestrator.chat("Research the forbidden topic.")
 
@@ -312,9 +407,18 @@ async def test_deny_inside_the_sub_agent_ends_only_the_sub_run() -> None:
 async def test_sub_agent_that_raises_gives_the_parent_an_error_tool_message() -> None:
     orchestrator, _, top, _ = team(
         [RuntimeError("research model down")],
-        [calls(("c1", "researcher", {"task": "anything"})), "I could not research it."])
-    rec = Recorder(orchestrator.bus, ["on_chat_error", "on_chat_end", "on_subagent_stop",
-                                      "on_tool_call_error", "on_tool_call_result"])
+        [calls(("c1", "researcher", {"task": "anything"})), "I could not research it."],
+    )
+    rec = Recorder(
+        orchestrator.bus,
+        [
+            "on_chat_error",
+            "on_chat_end",
+            "on_subagent_stop",
+            "on_tool_call_error",
+            "on_tool_call_result",
+        ],
+    )
 
     response = await orchestrator.chat("Research anything.")
 
@@ -332,7 +436,8 @@ async def test_sub_agent_that_raises_gives_the_parent_an_error_tool_message() ->
     assert error.source == "handler"  # type: ignore[attr-defined]
     assert error.error is stop.error  # type: ignore[attr-defined]
     assert top.requests[1].messages[-1] == answered(
-        "c1", "researcher", "research model down", is_error=True)
+        "c1", "researcher", "research model down", is_error=True
+    )
     assert response.content == "I could not research it."
 
 
@@ -351,41 +456,55 @@ async def test_sub_agents_in_a_parallel_batch_are_separate_runs_with_their_own_b
             # each waits for the other: only concurrent sub-runs get past this
             await asyncio.wait_for(both_asked.wait(), 5)
             return answer
+
         return reply
 
     researcher = Agent("researcher", provider=ScriptedProvider([meeting("r", "facts")]))
     writer = Agent("writer", provider=ScriptedProvider([meeting("w", "prose")]))
-    top = ScriptedProvider([
-        calls(("c1", "researcher", {"task": "gather"}), ("c2", "writer", {"task": "draft"})),
-        "combined"])
-    orchestrator = Agent("orchestrator", provider=top, sub_agents=[researcher, writer],
-                         parallel_tool_calls=True)
+    top = ScriptedProvider(
+        [
+            calls(("c1", "researcher", {"task": "gather"}), ("c2", "writer", {"task": "draft"})),
+            "combined",
+        ]
+    )
+    orchestrator = Agent(
+        "orchestrator", provider=top, sub_agents=[researcher, writer], parallel_tool_calls=True
+    )
     rec = Recorder(orchestrator.bus)
 
     response = await orchestrator.chat("Write a report.")
 
     assert response.content == "combined"
     assert rec.rows("orchestrator/researcher") == [
-        (e, "orchestrator/researcher", "R1", "R0") for e in RUN_OF_ONE_ANSWER]
+        (e, "orchestrator/researcher", "R1", "R0") for e in RUN_OF_ONE_ANSWER
+    ]
     assert rec.rows("orchestrator/writer") == [
-        (e, "orchestrator/writer", "R2", "R0") for e in RUN_OF_ONE_ANSWER]
+        (e, "orchestrator/writer", "R2", "R0") for e in RUN_OF_ONE_ANSWER
+    ]
     researcher_agents = {c.agent for _, c in rec.contexts if c.branch == "orchestrator/researcher"}
     assert researcher_agents == {"researcher"}
     top_rows = [r[0] for r in rec.rows("orchestrator")]
     first_stop = top_rows.index("on_subagent_stop")
-    assert top_rows[top_rows.index("on_message", 3) + 1:first_stop + 2] == [
-        "pre_tool_call", "pre_tool_call", "on_subagent_start", "on_subagent_start",
-        "on_subagent_stop", "on_subagent_stop"]
-    assert top.requests[1].messages[-2:] == [answered("c1", "researcher", "facts"),
-                                            answered("c2", "writer", "prose")]
+    assert top_rows[top_rows.index("on_message", 3) + 1 : first_stop + 2] == [
+        "pre_tool_call",
+        "pre_tool_call",
+        "on_subagent_start",
+        "on_subagent_start",
+        "on_subagent_stop",
+        "on_subagent_stop",
+    ]
+    assert top.requests[1].messages[-2:] == [
+        answered("c1", "researcher", "facts"),
+        answered("c2", "writer", "prose"),
+    ]
 
 
 @pytest.mark.parametrize("own_bus", [False, True])
 async def test_sub_agents_post_agent_decides_the_result_the_parent_gets(own_bus: bool) -> None:
     bus = HookBus() if own_bus else None
     orchestrator, researcher, top, _ = team(
-        ["raw finding"], [calls(("c1", "researcher", {"task": "t"})), "done"],
-        researcher_bus=bus)
+        ["raw finding"], [calls(("c1", "researcher", {"task": "t"})), "done"], researcher_bus=bus
+    )
 
     def polish(ctx: Any) -> dict[str, Any] | None:
         if ctx.agent != "researcher":
@@ -403,29 +522,45 @@ async def test_sub_agents_post_agent_decides_the_result_the_parent_gets(own_bus:
 async def test_a_sub_agent_sharing_its_parents_bus_runs_each_guard_once() -> None:
     shared = HookBus()  # one bus for the whole team, given to both agents
     researcher = Agent("researcher", provider=ScriptedProvider(["found"]), bus=shared)
-    orchestrator = Agent("orchestrator", bus=shared, sub_agents=[researcher],
-                         provider=ScriptedProvider(
-                             [calls(("c1", "researcher", {"task": "t"})), "done"]))
+    orchestrator = Agent(
+        "orchestrator",
+        bus=shared,
+        sub_agents=[researcher],
+        provider=ScriptedProvider([calls(("c1", "researcher", {"task": "t"})), "done"]),
+    )
     seen: list[tuple[str, str]] = []
     shared.on("pre_request", lambda c: seen.append(("hook", c.branch)))
     shared.on("pre_request", lambda c: seen.append(("guard", c.branch)), guard=True)
 
     await orchestrator.chat("go")
 
-    assert seen == [("hook", "orchestrator"), ("guard", "orchestrator"),
-                    ("hook", "orchestrator/researcher"), ("guard", "orchestrator/researcher"),
-                    ("hook", "orchestrator"), ("guard", "orchestrator")]
+    assert seen == [
+        ("hook", "orchestrator"),
+        ("guard", "orchestrator"),
+        ("hook", "orchestrator/researcher"),
+        ("guard", "orchestrator/researcher"),
+        ("hook", "orchestrator"),
+        ("guard", "orchestrator"),
+    ]
 
 
 async def test_nested_sub_agents_extend_the_branch_and_keep_every_ancestors_guards() -> None:
     top_bus, middle_bus = HookBus(), HookBus()
     helper = Agent("helper", provider=ScriptedProvider(["helped"]))  # runs on its parent's bus
-    researcher = Agent("researcher", provider=ScriptedProvider(
-        [calls(("h1", "helper", {"task": "assist"})), "researched"]),
-        sub_agents=[helper], bus=middle_bus)
-    orchestrator = Agent("orchestrator", provider=ScriptedProvider(
-        [calls(("r1", "researcher", {"task": "research"})), "orchestrated"]),
-        sub_agents=[researcher], bus=top_bus)
+    researcher = Agent(
+        "researcher",
+        provider=ScriptedProvider([calls(("h1", "helper", {"task": "assist"})), "researched"]),
+        sub_agents=[helper],
+        bus=middle_bus,
+    )
+    orchestrator = Agent(
+        "orchestrator",
+        provider=ScriptedProvider(
+            [calls(("r1", "researcher", {"task": "research"})), "orchestrated"]
+        ),
+        sub_agents=[researcher],
+        bus=top_bus,
+    )
     seen: list[tuple[str, str]] = []
     top_bus.on("on_chat_start", lambda c: seen.append(("top guard", c.branch)), guard=True)
     top_bus.on("on_chat_start", lambda c: seen.append(("top hook", c.branch)))
@@ -435,8 +570,10 @@ async def test_nested_sub_agents_extend_the_branch_and_keep_every_ancestors_guar
     response = await orchestrator.chat("go")
 
     assert seen == [
-        ("top hook", "orchestrator"), ("top guard", "orchestrator"),
-        ("middle hook", "orchestrator/researcher"), ("top guard", "orchestrator/researcher"),
+        ("top hook", "orchestrator"),
+        ("top guard", "orchestrator"),
+        ("middle hook", "orchestrator/researcher"),
+        ("top guard", "orchestrator/researcher"),
         ("middle hook", "orchestrator/researcher/helper"),
         ("top guard", "orchestrator/researcher/helper"),
     ]

@@ -49,9 +49,17 @@ async def test_one_line_per_on_event_record_in_emission_order(tmp_path: Path) ->
     assert all(list(line) == list(RECORD_FIELDS) for line in lines)
     monos = [line["mono"] for line in lines]
     assert monos == sorted(monos)
-    assert [(line["run_id"], line["branch"], line["tool_call_id"], line["is_error"],
-             line["denied"], line["timestamp"]) for line in lines] == [
-        (r.run_id, r.branch, r.tool_call_id, r.is_error, r.denied, r.timestamp) for r in seen]
+    assert [
+        (
+            line["run_id"],
+            line["branch"],
+            line["tool_call_id"],
+            line["is_error"],
+            line["denied"],
+            line["timestamp"],
+        )
+        for line in lines
+    ] == [(r.run_id, r.branch, r.tool_call_id, r.is_error, r.denied, r.timestamp) for r in seen]
     assert recorder.count == len(seen)
 
 
@@ -59,18 +67,32 @@ async def test_lines_carry_serialized_inputs_outputs_and_errors() -> None:
     records = await record_scenario()
     first = records[0]
     assert (first["type"], first["input"], first["agent"], first["parent_run_id"]) == (
-        "on_chat_start", "How do hooks work?", "support", None)
+        "on_chat_start",
+        "How do hooks work?",
+        "support",
+        None,
+    )
     denied = [r for r in records if r["type"] == "pre_tool_call" and r["denied"]]
     assert [(r["tool_name"], r["input"], r["denied"], r["is_error"]) for r in denied] == [
-        ("delete_file", {"path": "/etc"}, "file deletion is disabled", True)]
+        ("delete_file", {"path": "/etc"}, "file deletion is disabled", True)
+    ]
     failed = [r for r in records if r["type"] == "on_tool_call_error"]
     assert [(r["tool_name"], r["error"]) for r in failed] == [
-        ("delete_file", "file deletion is disabled"), ("flaky_api", "upstream returned 503")]
+        ("delete_file", "file deletion is disabled"),
+        ("flaky_api", "upstream returned 503"),
+    ]
     response = next(r for r in records if r["type"] == "on_response")
     assert response["output"]["tool_calls"][0] == {
-        "id": "call_1", "name": "search", "arguments": {"query": "hooks"}}
+        "id": "call_1",
+        "name": "search",
+        "arguments": {"query": "hooks"},
+    }
     assert response["output"]["usage"] == {
-        "input_tokens": 30, "output_tokens": 12, "total_tokens": 42, "cost": 0.0}
+        "input_tokens": 30,
+        "output_tokens": 12,
+        "total_tokens": 42,
+        "cost": 0.0,
+    }
     assert response["input"]["system"] == "Help users."
     end = records[-1]
     assert end["type"] == "on_chat_end"
@@ -122,7 +144,8 @@ async def test_tool_and_run_durations_are_the_records_own() -> None:
 
 @pytest.mark.parametrize("ending", ["done", "error", "abort"])
 async def test_terminal_events_are_on_disk_before_the_caller_gets_control(
-        tmp_path: Path, ending: str) -> None:
+    tmp_path: Path, ending: str
+) -> None:
     started = asyncio.Event()
 
     @tool
@@ -132,8 +155,11 @@ async def test_terminal_events_are_on_disk_before_the_caller_gets_control(
         await asyncio.Event().wait()
         return "unreachable"
 
-    scripts: dict[str, list[Any]] = {"done": ["hello"], "error": [RuntimeError("provider down")],
-                                     "abort": [tool_calls("wait_forever")]}
+    scripts: dict[str, list[Any]] = {
+        "done": ["hello"],
+        "error": [RuntimeError("provider down")],
+        "abort": [tool_calls("wait_forever")],
+    }
     script = scripts[ending]
     agent = Agent("a", provider=ScriptedProvider(script), tools=[wait_forever])
     path = tmp_path / "run.jsonl"
@@ -159,15 +185,32 @@ async def test_terminal_events_are_on_disk_before_the_caller_gets_control(
 
 async def test_parallel_tools_and_parallel_subagents_write_whole_lines(tmp_path: Path) -> None:
     def worker(name: str) -> Agent:
-        return Agent(name, provider=ScriptedProvider([tool_calls("ping", "ping"), f"{name} ok"]),
-                     tools=[ping], parallel_tool_calls=True)
+        return Agent(
+            name,
+            provider=ScriptedProvider([tool_calls("ping", "ping"), f"{name} ok"]),
+            tools=[ping],
+            parallel_tool_calls=True,
+        )
 
     alpha, beta = worker("alpha"), worker("beta")
-    lead = Agent("lead", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="", name="alpha", arguments={"task": "a"}),
-                                     ToolCall(id="", name="beta", arguments={"task": "b"}),
-                                     ToolCall(id="", name="ping", arguments={})]),
-        "all done"]), tools=[ping], sub_agents=[alpha, beta], parallel_tool_calls=True)
+    lead = Agent(
+        "lead",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="", name="alpha", arguments={"task": "a"}),
+                        ToolCall(id="", name="beta", arguments={"task": "b"}),
+                        ToolCall(id="", name="ping", arguments={}),
+                    ]
+                ),
+                "all done",
+            ]
+        ),
+        tools=[ping],
+        sub_agents=[alpha, beta],
+        parallel_tool_calls=True,
+    )
     seen: list[str] = []
     lead.on("on_event", lambda r: seen.append(f"{r.branch}:{r.type}"))
     path = tmp_path / "run.jsonl"
@@ -192,8 +235,9 @@ def test_threads_writing_at_once_never_interleave_a_line(tmp_path: Path) -> None
 
     def write_many(n: int) -> None:
         for i in range(300):
-            recorder.write(build(EventRecord, type="on_message", run_id=f"t{n}", output=payload,
-                                 iteration=i))
+            recorder.write(
+                build(EventRecord, type="on_message", run_id=f"t{n}", output=payload, iteration=i)
+            )
 
     threads = [threading.Thread(target=write_many, args=(n,)) for n in range(8)]
     for thread in threads:
@@ -219,12 +263,20 @@ def test_to_jsonable_never_raises() -> None:
     assert to_jsonable(ValueError("boom")) == "ValueError: boom"
     assert to_jsonable(KeyError()) == "KeyError"
     assert to_jsonable({"when": Opaque(), "ids": {3}, "pair": (1, 2), "raw": b"ok"}) == {
-        "when": "<opaque thing>", "ids": [3], "pair": [1, 2], "raw": "ok"}
+        "when": "<opaque thing>",
+        "ids": [3],
+        "pair": [1, 2],
+        "raw": "ok",
+    }
     dumped = to_jsonable(response)
     assert dumped["content"] == "hi"
     assert dumped["raw"] == "\ufffd\ufffd binary"
-    assert dumped["usage"] == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
-                               "cost": 0.0}
+    assert dumped["usage"] == {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "total_tokens": 0,
+        "cost": 0.0,
+    }
 
 
 async def test_tool_results_of_any_type_are_recorded() -> None:
@@ -238,8 +290,11 @@ async def test_tool_results_of_any_type_are_recorded() -> None:
     recorder.attach(agent)
     await agent.chat("go")
     result = next(r for r in recorder.records if r["type"] == "on_tool_call_result")
-    assert result["output"] == {"error": "ValueError: inner", "blob": "\x00\ufffd",
-                                "thing": "<opaque thing>"}
+    assert result["output"] == {
+        "error": "ValueError: inner",
+        "blob": "\x00\ufffd",
+        "thing": "<opaque thing>",
+    }
 
 
 async def test_stream_target_is_written_and_never_closed() -> None:
@@ -304,10 +359,19 @@ async def test_disposer_detaches_and_flushes(tmp_path: Path) -> None:
 async def test_attach_covers_subagents_with_their_own_bus_exactly_once() -> None:
     own = Agent("own", provider=ScriptedProvider(["own done"]), bus=HookBus())
     plain = Agent("plain", provider=ScriptedProvider(["plain done"]))
-    lead = Agent("lead", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="", name="own", arguments={"task": "x"})]),
-        ProviderResponse(tool_calls=[ToolCall(id="", name="plain", arguments={"task": "y"})]),
-        "done"]), sub_agents=[own, plain])
+    lead = Agent(
+        "lead",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(tool_calls=[ToolCall(id="", name="own", arguments={"task": "x"})]),
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="", name="plain", arguments={"task": "y"})]
+                ),
+                "done",
+            ]
+        ),
+        sub_agents=[own, plain],
+    )
     assert reachable_buses(lead) == [lead.bus, own.bus]
     recorder = Recorder()
     recorder.attach(lead)

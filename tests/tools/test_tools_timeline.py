@@ -67,8 +67,10 @@ def assert_page_shows_the_recording(page: Path, recording: Path) -> dict[str, An
     id, kind, status and label, grouped in one lane per branch; returns the page data."""
     data = page_data(build_trace(load_recording(recording).records), title=recording.name)
     dom = rendered_dom(page)
-    bars = [(a["data-span-id"], a["data-kind"], a["data-status"], a["data-label"])
-            for a in dom.with_class("span")]
+    bars = [
+        (a["data-span-id"], a["data-kind"], a["data-status"], a["data-label"])
+        for a in dom.with_class("span")
+    ]
     branches = list(dict.fromkeys(s["branch"] for s in data["spans"]))
     in_lanes = sorted(data["spans"], key=lambda s: branches.index(s["branch"]))  # stable
     assert bars == [(str(s["id"]), s["kind"], s["status"], s["label"]) for s in in_lanes]
@@ -80,7 +82,7 @@ def assert_page_shows_the_recording(page: Path, recording: Path) -> dict[str, An
     assert body["data-rendered"] == str(len(data["spans"]))
     marks = sum(len(s["marks"]) for s in data["spans"])
     assert len(list(dom.with_class("mark"))) == marks
-    labels = [a for a in dom.with_class("label")]
+    labels = list(dom.with_class("label"))
     assert len(labels) == len(data["spans"])
     return data
 
@@ -99,31 +101,45 @@ def test_chromium_renders_one_bar_per_span(scenario_page: tuple[Path, Path]) -> 
     recording, page = scenario_page
     data = assert_page_shows_the_recording(page, recording)
     statuses = {s["name"]: s["status"] for s in data["spans"] if s["kind"] == "tool"}
-    assert statuses == {"search": "ok", "delete_file": "denied", "flaky_api": "error",
-                        "researcher": "ok", "lookup": "ok"}
+    assert statuses == {
+        "search": "ok",
+        "delete_file": "denied",
+        "flaky_api": "error",
+        "researcher": "ok",
+        "lookup": "ok",
+    }
     assert [s["branch"] for s in data["spans"] if s["kind"] == "run"] == [
-        "support", "support/researcher"]
+        "support",
+        "support/researcher",
+    ]
 
 
 def test_a_span_link_opens_its_details(scenario_page: tuple[Path, Path]) -> None:
     recording, page = scenario_page
     data = page_data(build_trace(load_recording(recording).records), title=recording.name)
     flaky = next(s for s in data["spans"] if s["name"] == "flaky_api")
-    result = chromium("--virtual-time-budget=5000", "--dump-dom",
-                      f"{page.resolve().as_uri()}#span-{flaky['id']}")
+    result = chromium(
+        "--virtual-time-budget=5000", "--dump-dom", f"{page.resolve().as_uri()}#span-{flaky['id']}"
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     dom = result.stdout
     tooltip = dom.split('<div id="tooltip" role="tooltip"', 1)[1].split("</dl></div>", 1)[0]
     assert " hidden" not in tooltip.split(">", 1)[0]
     assert text_of('<div class="title">(.*?)</div>', tooltip) == flaky["label"]
     assert text_of('<div class="err">(.*?)</div>', tooltip) == "upstream returned 503"
-    fields = {html.unescape(k): html.unescape(v)
-              for k, v in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", tooltip)}
+    fields = {
+        html.unescape(k): html.unescape(v)
+        for k, v in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", tooltip)
+    }
     assert {k: fields[k] for k in ("kind", "branch", "status", "tool_call_id", "arguments")} == {
-        "kind": "tool", "branch": "support", "status": "error",
-        "tool_call_id": flaky["details"]["tool_call_id"], "arguments": "{}"}
+        "kind": "tool",
+        "branch": "support",
+        "status": "error",
+        "tool_call_id": flaky["details"]["tool_call_id"],
+        "arguments": "{}",
+    }
     assert re.fullmatch(r"\d+(\.\d)? ms", fields["duration"]), fields["duration"]
-    selected = [a for a in DomElements.parse(dom).with_class("selected")]
+    selected = list(DomElements.parse(dom).with_class("selected"))
     assert [a["data-span-id"] for a in selected] == [str(flaky["id"])]
 
 
@@ -132,8 +148,12 @@ def test_screenshot_shows_error_bars_in_red(scenario_page: tuple[Path, Path]) ->
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "timeline-scenario.png"
     shot.unlink(missing_ok=True)
-    result = chromium("--window-size=900,640", "--hide-scrollbars", f"--screenshot={shot}",
-                      page.resolve().as_uri())
+    result = chromium(
+        "--window-size=900,640",
+        "--hide-scrollbars",
+        f"--screenshot={shot}",
+        page.resolve().as_uri(),
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     width, height, pixels = png_pixels(shot.read_bytes())
     assert (width, height) == (900, 640)
@@ -146,7 +166,8 @@ def test_screenshot_shows_error_bars_in_red(scenario_page: tuple[Path, Path]) ->
 def quickstart_commands(readme: Path) -> list[str]:
     text = readme.read_text(encoding="utf-8")
     block = text.split("<!-- quickstart:timeline -->", 1)[1].split(
-        "<!-- /quickstart:timeline -->", 1)[0]
+        "<!-- /quickstart:timeline -->", 1
+    )[0]
     code = block.split("```sh\n", 1)[1].split("```", 1)[0]
     return [line for line in code.splitlines() if line.strip()]
 
@@ -157,9 +178,11 @@ def test_readme_commands_go_from_a_clone_to_a_rendered_timeline(tmp_path: Path) 
     # the checkout, `make install` and the activated venv are what this test runs in
     assert setup[0].startswith("git clone ") and setup[0].endswith(" && cd agenthooks")
     assert setup[1:] == ["make install", ". .venv/bin/activate"]
-    assert run == ["agenthooks demo --record run.jsonl",
-                   "agenthooks trace run.jsonl",
-                   "agenthooks trace run.jsonl --html timeline.html"], run
+    assert run == [
+        "agenthooks demo --record run.jsonl",
+        "agenthooks trace run.jsonl",
+        "agenthooks trace run.jsonl --html timeline.html",
+    ], run
     root_readme = REPO / "README.md"
     if "<!-- quickstart:timeline -->" in root_readme.read_text(encoding="utf-8"):
         assert quickstart_commands(root_readme) == commands
@@ -175,6 +198,9 @@ def test_readme_commands_go_from_a_clone_to_a_rendered_timeline(tmp_path: Path) 
     assert {"run", "turn", "model", "tool"} <= kinds
     ARTIFACTS.mkdir(exist_ok=True)
     shot = ARTIFACTS / "timeline-demo.png"
-    result = chromium("--window-size=1200,900", f"--screenshot={shot}",
-                      (tmp_path / "timeline.html").resolve().as_uri())
+    result = chromium(
+        "--window-size=1200,900",
+        f"--screenshot={shot}",
+        (tmp_path / "timeline.html").resolve().as_uri(),
+    )
     assert result.returncode == 0 and shot.stat().st_size > 0

@@ -64,17 +64,24 @@ def test_tree_in_ascii_and_in_colour(scenario_records: list[dict[str, Any]]) -> 
     assert ascii_tree.splitlines()[1] == "+- turn 0  14 ms"
     assert "|  `- tool flaky_api()  5.0 ms  ERROR: upstream returned 503" in ascii_tree
     coloured = render_tree(trace, color=True).splitlines()
-    assert coloured[5] == "│  └─ \033[31mtool flaky_api()  5.0 ms  ERROR: upstream returned 503\033[0m"
-    assert coloured[4] == ("│  ├─ \033[33mtool delete_file({\"path\": \"/etc\"})  4.0 ms  DENIED: "
-                           "file deletion is disabled\033[0m")
+    assert (
+        coloured[5] == "│  └─ \033[31mtool flaky_api()  5.0 ms  ERROR: upstream returned 503\033[0m"
+    )
+    assert coloured[4] == (
+        '│  ├─ \033[33mtool delete_file({"path": "/etc"})  4.0 ms  DENIED: '
+        "file deletion is disabled\033[0m"
+    )
     assert re.sub(r"\033\[\d+m", "", "\n".join(coloured)) + "\n" == SCENARIO_TREE
 
 
 def test_spans_nest_and_keep_details(scenario_records: list[dict[str, Any]]) -> None:
     trace = build_trace(scenario_records)
     assert [(s.kind, s.name, s.branch, depth) for s, depth in trace.walk()][:4] == [
-        ("run", "support", "support", 0), ("turn", "turn 0", "support", 1),
-        ("model", "demo-model", "support", 2), ("tool", "search", "support", 2)]
+        ("run", "support", "support", 0),
+        ("turn", "turn 0", "support", 1),
+        ("model", "demo-model", "support", 2),
+        ("tool", "search", "support", 2),
+    ]
     researcher = next(s for s in trace.spans if s.kind == "run" and s.name == "researcher")
     delegating = next(s for s in trace.spans if s.kind == "tool" and s.name == "researcher")
     assert delegating.children == [researcher]
@@ -82,7 +89,10 @@ def test_spans_nest_and_keep_details(scenario_records: list[dict[str, Any]]) -> 
     assert researcher.start >= delegating.start and researcher.end <= delegating.end  # type: ignore[operator]
     denied = next(s for s in trace.spans if s.name == "delete_file")
     assert (denied.status, denied.error, denied.details["arguments"]) == (
-        "denied", "file deletion is disabled", '{"path": "/etc"}')
+        "denied",
+        "file deletion is disabled",
+        '{"path": "/etc"}',
+    )
     run = trace.roots[0]
     assert run.details["input"] == "How do hooks work?"
     assert run.details["output"] == "Hooks let you observe and change every step."
@@ -91,7 +101,13 @@ def test_spans_nest_and_keep_details(scenario_records: list[dict[str, Any]]) -> 
 
 def test_time_format() -> None:
     assert [format_duration(s) for s in (0.0004, 0.0099, 0.0125, 0.999, 1.0, 12.345)] == [
-        "0.4 ms", "9.9 ms", "12 ms", "999 ms", "1.00 s", "12.35 s"]
+        "0.4 ms",
+        "9.9 ms",
+        "12 ms",
+        "999 ms",
+        "1.00 s",
+        "12.35 s",
+    ]
 
 
 async def test_denies_marks_and_aborts_show_in_the_tree() -> None:
@@ -105,9 +121,15 @@ async def test_denies_marks_and_aborts_show_in_the_tree() -> None:
         return "unreachable"
 
     billing = Agent("billing", provider=ScriptedProvider(["Refund issued."]))
-    triage = Agent("triage", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="h1", name="transfer_to_billing")]),
-    ]), handoffs=[billing])
+    triage = Agent(
+        "triage",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(tool_calls=[ToolCall(id="h1", name="transfer_to_billing")]),
+            ]
+        ),
+        handoffs=[billing],
+    )
     recorder = Recorder()
     recorder.attach(triage)
     await triage.chat("refund please")
@@ -117,8 +139,11 @@ async def test_denies_marks_and_aborts_show_in_the_tree() -> None:
     recorder.attach(gated)
     await gated.chat("hi")
 
-    stuck = Agent("stuck", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="s1", name="slow")])]), tools=[slow])
+    stuck = Agent(
+        "stuck",
+        provider=ScriptedProvider([ProviderResponse(tool_calls=[ToolCall(id="s1", name="slow")])]),
+        tools=[slow],
+    )
     recorder.attach(stuck)
     task = asyncio.ensure_future(stuck.chat("wait"))
     await started.wait()
@@ -127,7 +152,9 @@ async def test_denies_marks_and_aborts_show_in_the_tree() -> None:
         await task
 
     tree = render_tree(build_trace(deterministic(recorder.records)))
-    assert tree == """\
+    assert (
+        tree
+        == """\
 agent triage  26 ms  → stop
 ├─ turn 0  11 ms
 │  ├─ model call  1.0 ms  → tools: transfer_to_billing
@@ -144,6 +171,7 @@ agent stuck  12 ms  ABORTED: CancelledError
    ├─ model call  1.0 ms  → tools: slow
    └─ tool slow()  1.0 ms  ERROR: cancelled
 """
+    )
 
 
 def test_a_killed_run_is_shown_unfinished(scenario_records: list[dict[str, Any]]) -> None:
@@ -160,8 +188,18 @@ def test_a_killed_run_is_shown_unfinished(scenario_records: list[dict[str, Any]]
 
 
 def test_events_outside_a_run_are_points() -> None:
-    records = [{"seq": 1, "type": "on_scope_register", "mono": 1.0, "run_id": "", "agent": "a",
-                "branch": "a", "input": None, "output": None}]
+    records = [
+        {
+            "seq": 1,
+            "type": "on_scope_register",
+            "mono": 1.0,
+            "run_id": "",
+            "agent": "a",
+            "branch": "a",
+            "input": None,
+            "output": None,
+        }
+    ]
     trace = build_trace(records)
     assert render_tree(trace) == "on_scope_register (a)\n"
     assert trace.spans[0].kind == "event"
@@ -177,28 +215,65 @@ def test_load_reads_every_record(tmp_path: Path, scenario_records: list[dict[str
     assert recording.skipped == []
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"", ("{path} is not an agenthooks recording: it is empty; write one with "
-          "agenthooks.record.Recorder or `agenthooks demo --record FILE`")),
-    (b"[project]\nname = 1\n", ("{path} is not an agenthooks recording: line 1 is not JSON "
-                               "(Expecting value); write one with agenthooks.record.Recorder "
-                               "or `agenthooks demo --record FILE`")),
-    (b'{"name": "x"}\n', ('{path} is not an agenthooks recording: line 1 is an object without '
-                         '"type", not an event record; write one with '
-                         'agenthooks.record.Recorder or `agenthooks demo --record FILE`')),
-    (b'[1, 2]\n', ("{path} is not an agenthooks recording: line 1 is a JSON list, not an event "
-                  "record; write one with agenthooks.record.Recorder or `agenthooks demo "
-                  "--record FILE`")),
-    (b'{"type": "on_message", "seq": "1", "mono": 1}\n',
-     ('{path} is not an agenthooks recording: line 1 is "seq" is str, not an event record; '
-     'write one with agenthooks.record.Recorder or `agenthooks demo --record FILE`')),
-    (b"\xff\xfe\x00binary\n", ("{path} is not an agenthooks recording: line 1 is not UTF-8 "
-                              "text; write one with agenthooks.record.Recorder or `agenthooks "
-                              "demo --record FILE`")),
-    (b'{"type": "on_chat_start", "se', ("{path}: nothing readable: line 1: truncated: the file "
-                                       "ends in the middle of this line (was the run stopped "
-                                       "while writing?)")),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b"",
+            (
+                "{path} is not an agenthooks recording: it is empty; write one with "
+                "agenthooks.record.Recorder or `agenthooks demo --record FILE`"
+            ),
+        ),
+        (
+            b"[project]\nname = 1\n",
+            (
+                "{path} is not an agenthooks recording: line 1 is not JSON "
+                "(Expecting value); write one with agenthooks.record.Recorder "
+                "or `agenthooks demo --record FILE`"
+            ),
+        ),
+        (
+            b'{"name": "x"}\n',
+            (
+                "{path} is not an agenthooks recording: line 1 is an object without "
+                '"type", not an event record; write one with '
+                "agenthooks.record.Recorder or `agenthooks demo --record FILE`"
+            ),
+        ),
+        (
+            b"[1, 2]\n",
+            (
+                "{path} is not an agenthooks recording: line 1 is a JSON list, not an event "
+                "record; write one with agenthooks.record.Recorder or `agenthooks demo "
+                "--record FILE`"
+            ),
+        ),
+        (
+            b'{"type": "on_message", "seq": "1", "mono": 1}\n',
+            (
+                '{path} is not an agenthooks recording: line 1 is "seq" is str, not an event record; '
+                "write one with agenthooks.record.Recorder or `agenthooks demo --record FILE`"
+            ),
+        ),
+        (
+            b"\xff\xfe\x00binary\n",
+            (
+                "{path} is not an agenthooks recording: line 1 is not UTF-8 "
+                "text; write one with agenthooks.record.Recorder or `agenthooks "
+                "demo --record FILE`"
+            ),
+        ),
+        (
+            b'{"type": "on_chat_start", "se',
+            (
+                "{path}: nothing readable: line 1: truncated: the file "
+                "ends in the middle of this line (was the run stopped "
+                "while writing?)"
+            ),
+        ),
+    ],
+)
 def test_files_that_are_not_recordings(tmp_path: Path, content: bytes, message: str) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_bytes(content)
@@ -215,7 +290,8 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
 
 
 def test_truncated_last_line_and_bad_middle_lines_are_skipped(
-        tmp_path: Path, scenario_records: list[dict[str, Any]]) -> None:
+    tmp_path: Path, scenario_records: list[dict[str, Any]]
+) -> None:
     lines = [json.dumps(r) for r in scenario_records[:10]]
     lines[4] = "{not json"
     lines[6] = json.dumps({"hello": "world"})
@@ -227,13 +303,16 @@ def test_truncated_last_line_and_bad_middle_lines_are_skipped(
     assert [str(s) for s in recording.skipped] == [
         "line 5: not valid JSON (Expecting property name enclosed in double quotes)",
         'line 7: an object without "type", not an event record',
-        ("line 10: truncated: the file ends in the middle of this line (was the run stopped "
-        "while writing?)"),
+        (
+            "line 10: truncated: the file ends in the middle of this line (was the run stopped "
+            "while writing?)"
+        ),
     ]
 
 
 def test_a_complete_last_line_without_newline_is_read(
-        tmp_path: Path, scenario_records: list[dict[str, Any]]) -> None:
+    tmp_path: Path, scenario_records: list[dict[str, Any]]
+) -> None:
     path = tmp_path / "run.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in scenario_records[:3]), encoding="utf-8")
     recording = load_recording(path)
@@ -244,7 +323,8 @@ def test_a_complete_last_line_without_newline_is_read(
 
 
 def test_page_data_has_one_entry_per_span_with_lane_depths(
-        scenario_records: list[dict[str, Any]]) -> None:
+    scenario_records: list[dict[str, Any]],
+) -> None:
     trace = build_trace(scenario_records)
     data = page_data(trace, title="run.jsonl")
     spans = data["spans"]
@@ -252,42 +332,52 @@ def test_page_data_has_one_entry_per_span_with_lane_depths(
     assert data["duration_ms"] == pytest.approx(78.0)
     researcher = next(s for s in spans if s["kind"] == "run" and s["name"] == "researcher")
     assert (researcher["branch"], researcher["depth"], researcher["lane_depth"]) == (
-        "support/researcher", 3, 0)
+        "support/researcher",
+        3,
+        0,
+    )
     assert researcher["start_ms"] == pytest.approx(40.0)
     assert researcher["duration_ms"] == pytest.approx(23.0)
     flaky = next(s for s in spans if s["name"] == "flaky_api")
     assert (flaky["status"], flaky["error"], flaky["label"]) == (
-        "error", "upstream returned 503", "tool flaky_api() · ERROR: upstream returned 503")
+        "error",
+        "upstream returned 503",
+        "tool flaky_api() · ERROR: upstream returned 503",
+    )
     model = spans[2]
     assert model["tokens"] == [30, 12]
-    assert model["label"] == ("model call demo-model · tokens 30 in / 12 out · → tools: search, "
-                              "delete_file, flaky_api")
+    assert model["label"] == (
+        "model call demo-model · tokens 30 in / 12 out · → tools: search, delete_file, flaky_api"
+    )
     assert {s["parent"] for s in spans if s["kind"] == "turn" and s["branch"] == "support"} == {
-        spans[0]["id"]}
+        spans[0]["id"]
+    }
 
 
-def test_page_is_self_contained_and_escapes_data(
-        scenario_records: list[dict[str, Any]]) -> None:
+def test_page_is_self_contained_and_escapes_data(scenario_records: list[dict[str, Any]]) -> None:
     records = [dict(r) for r in scenario_records]
     hostile = "</script><script>alert(1)</script><!-- & <b>"
     for record in records[:2]:  # on_chat_start, on_user_message
         record["input"] = hostile
-    page = render_html(build_trace(records), title="<run>.jsonl",
-                       skipped=[])
+    page = render_html(build_trace(records), title="<run>.jsonl", skipped=[])
     assert page.count("</script>") == 2  # the data block's and the code's own
     assert "<title>agenthooks trace: &lt;run&gt;.jsonl</title>" in page
     for outside in ("http://", "https://", "<link", " src=", "@import", "url("):
         assert outside not in page
     data_text = page.split('<script id="trace-data" type="application/json">')[1].split(
-        "</script>")[0]
+        "</script>"
+    )[0]
     assert json.loads(data_text)["spans"][0]["details"]["input"] == hostile
 
 
 def test_page_lists_skipped_lines(scenario_records: list[dict[str, Any]]) -> None:
     from agenthooks.trace import Skipped
 
-    page = render_html(build_trace(scenario_records), title="cut.jsonl",
-                       skipped=[Skipped(80, "truncated: <cut>")])
-    assert ('<div class="warning" id="skipped"><strong>1 line skipped</strong><ul><li>line 80: '
-            "truncated: &lt;cut&gt;</li></ul></div>") in page
-    assert "2 runs · 20 spans · <span class=\"bad\">1 error</span> · 1 denied · 79 records" in page
+    page = render_html(
+        build_trace(scenario_records), title="cut.jsonl", skipped=[Skipped(80, "truncated: <cut>")]
+    )
+    assert (
+        '<div class="warning" id="skipped"><strong>1 line skipped</strong><ul><li>line 80: '
+        "truncated: &lt;cut&gt;</li></ul></div>"
+    ) in page
+    assert '2 runs · 20 spans · <span class="bad">1 error</span> · 1 denied · 79 records' in page

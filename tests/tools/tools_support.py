@@ -18,22 +18,38 @@ from agenthooks.record import Recorder
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "agenthooks"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run the installed ``agenthooks`` console script in a subprocess."""
     assert SCRIPT.exists(), (
         f"the console script {SCRIPT} is missing: install the project with "
-        "`.venv/bin/pip install -e '.[dev]'` (make install)")
+        "`.venv/bin/pip install -e '.[dev]'` (make install)"
+    )
     full = {**os.environ, "COLUMNS": "120", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
     full.pop("AGENTHOOKS_DISABLE_PLUGINS", None)
     full.update(env or {})
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, cwd=cwd,
-                          env=full, timeout=timeout, check=False)
+    return subprocess.run(
+        [str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def usage(n_in: int, n_out: int) -> Usage:
@@ -43,7 +59,8 @@ def usage(n_in: int, n_out: int) -> Usage:
 def calls(*items: tuple[str, dict[str, Any]], tokens: tuple[int, int] = (0, 0)) -> ProviderResponse:
     return ProviderResponse(
         tool_calls=[ToolCall(id="", name=name, arguments=args) for name, args in items],
-        usage=usage(*tokens))
+        usage=usage(*tokens),
+    )
 
 
 @tool
@@ -73,24 +90,52 @@ def lookup(topic: str) -> str:
 def scenario() -> Agent:
     """``support`` asks for three tools at once (one denied, one failing), then delegates to
     the ``researcher`` sub-agent, then answers; a model error in between is recovered."""
-    researcher = Agent("researcher", "Research topics.", provider=ScriptedProvider([
-        calls(("lookup", {"topic": "hooks"}), tokens=(12, 4)),
-        ProviderResponse(content="Hooks fire at every lifecycle point.", usage=usage(20, 8)),
-    ]), tools=[lookup])
-    support = Agent("support", "Help users.", model="demo-model", provider=ScriptedProvider([
-        calls(("search", {"query": "hooks"}), ("delete_file", {"path": "/etc"}),
-              ("flaky_api", {}), tokens=(30, 12)),
-        ConnectionError("model overloaded"),
-        calls(("researcher", {"task": "explain hooks"}), tokens=(50, 9)),
-        ProviderResponse(content="Hooks let you observe and change every step.",
-                         usage=usage(70, 11)),
-    ]), tools=[search, delete_file, flaky_api], sub_agents=[researcher],
-        parallel_tool_calls=True)
-    support.on("pre_tool_call", lambda ctx: Deny("file deletion is disabled"),
-               match="delete_file")
-    support.on("on_model_error",
-               lambda ctx: {"response": ProviderResponse(content=None, tool_calls=[
-                   ToolCall(id="retry_1", name="search", arguments={"query": "retry"})])})
+    researcher = Agent(
+        "researcher",
+        "Research topics.",
+        provider=ScriptedProvider(
+            [
+                calls(("lookup", {"topic": "hooks"}), tokens=(12, 4)),
+                ProviderResponse(
+                    content="Hooks fire at every lifecycle point.", usage=usage(20, 8)
+                ),
+            ]
+        ),
+        tools=[lookup],
+    )
+    support = Agent(
+        "support",
+        "Help users.",
+        model="demo-model",
+        provider=ScriptedProvider(
+            [
+                calls(
+                    ("search", {"query": "hooks"}),
+                    ("delete_file", {"path": "/etc"}),
+                    ("flaky_api", {}),
+                    tokens=(30, 12),
+                ),
+                ConnectionError("model overloaded"),
+                calls(("researcher", {"task": "explain hooks"}), tokens=(50, 9)),
+                ProviderResponse(
+                    content="Hooks let you observe and change every step.", usage=usage(70, 11)
+                ),
+            ]
+        ),
+        tools=[search, delete_file, flaky_api],
+        sub_agents=[researcher],
+        parallel_tool_calls=True,
+    )
+    support.on("pre_tool_call", lambda ctx: Deny("file deletion is disabled"), match="delete_file")
+    support.on(
+        "on_model_error",
+        lambda ctx: {
+            "response": ProviderResponse(
+                content=None,
+                tool_calls=[ToolCall(id="retry_1", name="search", arguments={"query": "retry"})],
+            )
+        },
+    )
     return support
 
 
@@ -105,8 +150,10 @@ async def record_scenario() -> list[dict[str, Any]]:
 
 def deterministic(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``records`` with times that depend only on the order: record n at n milliseconds."""
-    return [{**r, "mono": r["seq"] / 1000, "timestamp": 1_700_000_000 + r["seq"] / 1000}
-            for r in records]
+    return [
+        {**r, "mono": r["seq"] / 1000, "timestamp": 1_700_000_000 + r["seq"] / 1000}
+        for r in records
+    ]
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -118,12 +165,17 @@ def chromium(*args: str) -> subprocess.CompletedProcess[str]:
     """Run headless Chromium with a throwaway profile; fails (never skips) without it."""
     assert CHROMIUM.exists(), (
         f"{CHROMIUM} is missing: the timeline tests render the page in real headless "
-        "Chromium. Install it with: apt-get update && apt-get install -y chromium")
+        "Chromium. Install it with: apt-get update && apt-get install -y chromium"
+    )
     profile = tempfile.mkdtemp(prefix="agenthooks-chromium-")
     try:
         return subprocess.run(
             [str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-            capture_output=True, text=True, timeout=120, check=False)
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     finally:
         shutil.rmtree(profile, ignore_errors=True)
 
@@ -137,8 +189,8 @@ def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, int, int]]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG file"
     pos, idat, header = 8, b"", b""
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             header = body
         elif kind == b"IDAT":
@@ -153,7 +205,7 @@ def png_pixels(data: bytes) -> tuple[int, int, list[tuple[int, int, int]]]:
     prev = bytearray(stride)
     i = 0
     for _ in range(height):
-        kind, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        kind, line = raw[i], bytearray(raw[i + 1 : i + 1 + stride])
         i += 1 + stride
         for x in range(stride):
             left = line[x - step] if x >= step else 0

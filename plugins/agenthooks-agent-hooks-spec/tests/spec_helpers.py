@@ -39,8 +39,9 @@ class Policy:
 
 def transform(path: str, value: Any) -> Verdict:
     """A transform verdict (the SDK has no sugar for it)."""
-    return Verdict(decision=Decision.TRANSFORM, reason=None, message=None,
-                   transform=Transform(path, value))
+    return Verdict(
+        decision=Decision.TRANSFORM, reason=None, message=None, transform=Transform(path, value)
+    )
 
 
 def deny(reason: str) -> Verdict:

@@ -38,26 +38,35 @@ def _registry(policy: Policy) -> HostRegistry:
 async def test_a_spec_built_from_a_declaration_runs_its_bindings_and_stamps_records() -> None:
     policy = Policy(output=lambda c: deny("acme:no-answers"))
     records: list[InterceptionRecord] = []
-    document = {"declaration": "agent-hooks-declaration/1.0",
-                "bindings": [{"id": "acme", "kind": "acme.policy", "config": {"limit": 3}}]}
-    spec = AgentHooksSpec.from_declaration(document, _registry(policy),
-                                           record_sink=records.append)
+    document = {
+        "declaration": "agent-hooks-declaration/1.0",
+        "bindings": [{"id": "acme", "kind": "acme.policy", "config": {"limit": 3}}],
+    }
+    spec = AgentHooksSpec.from_declaration(document, _registry(policy), record_sink=records.append)
     agent = Agent("a", provider=ScriptedProvider(["42"]))
     agent.bus.use(spec)
     response = await agent.chat("answer?")
     assert (response.finish_reason, response.content) == ("denied", "acme:no-answers")
     wire = [r.to_wire() for r in records]
     assert [r["interception_point"] for r in wire] == [
-        "agent_startup", "input", "pre_model_call", "post_model_call", "output",
-        "agent_shutdown"]
+        "agent_startup",
+        "input",
+        "pre_model_call",
+        "post_model_call",
+        "output",
+        "agent_shutdown",
+    ]
     assert {r["declaration"] for r in wire} == {"agent-hooks-declaration/1.0"}
-    assert wire[4]["verdicts"] == [{"index": 0, "decision": "deny", "reason": "acme:no-answers",
-                                    "name": "acme"}]
+    assert wire[4]["verdicts"] == [
+        {"index": 0, "decision": "deny", "reason": "acme:no-answers", "name": "acme"}
+    ]
 
 
 def test_a_refused_declaration_raises_its_refusal_class() -> None:
-    document = {"declaration": "agent-hooks-declaration/1.0",
-                "bindings": [{"id": "x", "kind": "acme.missing"}]}
+    document = {
+        "declaration": "agent-hooks-declaration/1.0",
+        "bindings": [{"id": "x", "kind": "acme.missing"}],
+    }
     with pytest.raises(DeclarationError) as info:
         AgentHooksSpec.from_declaration(document, _registry(Policy()))
     assert info.value.code == "declaration_error:kind_unknown"
@@ -66,13 +75,15 @@ def test_a_refused_declaration_raises_its_refusal_class() -> None:
 def test_our_declaration_document_resolves_and_matches_the_code_defaults() -> None:
     document = host_declaration()
     resolved = HostRegistry(AgenthooksHarness().host_surface()).resolve(
-        HostDeclaration.from_value(document))
+        HostDeclaration.from_value(document)
+    )
     spec = AgentHooksSpec([Policy()])
     assert resolved.mode is spec.mode is EnforcementMode.ENFORCE
     assert resolved.composition == spec.emitter.composition == CompositionConfig.default()
     assert resolved.host == {"name": "agenthooks", "version": agenthooks.__version__}
     assert sorted(resolved.surface["capabilities"]) == sorted(
-        c.value for c in AgenthooksHarness.capabilities)
+        c.value for c in AgenthooksHarness.capabilities
+    )
     assert resolved.surface["buffered_output"] is True
     assert resolved.configuration["posture"] == {"tool_seam_host_error": "continue"}
 
@@ -80,19 +91,21 @@ def test_our_declaration_document_resolves_and_matches_the_code_defaults() -> No
 async def test_named_interceptors_name_their_verdicts() -> None:
     records: list[InterceptionRecord] = []
     agent = Agent("a", provider=ScriptedProvider(["hi"]))
-    agent.bus.use(AgentHooksSpec({"audit": Policy(), "pii": Policy()},
-                                 record_sink=records.append))
+    agent.bus.use(AgentHooksSpec({"audit": Policy(), "pii": Policy()}, record_sink=records.append))
     await agent.chat("hello")
     assert records[0].to_wire()["verdicts"] == [
         {"index": 0, "decision": "allow", "name": "audit"},
-        {"index": 1, "decision": "allow", "name": "pii"}]
+        {"index": 1, "decision": "allow", "name": "pii"},
+    ]
 
 
 def test_an_emitter_is_configured_on_the_emitter_not_twice() -> None:
     with pytest.raises(ValueError) as info:
         AgentHooksSpec(emitter=InterceptionEmitter(), mode="evaluate_only")
-    assert str(info.value) == ("AgentHooksSpec(emitter=...) takes its mode, composition, "
-                               "resolver and timeout from the emitter: configure them there")
+    assert str(info.value) == (
+        "AgentHooksSpec(emitter=...) takes its mode, composition, "
+        "resolver and timeout from the emitter: configure them there"
+    )
 
 
 def test_an_object_without_intercept_is_refused_at_construction() -> None:
@@ -100,7 +113,8 @@ def test_an_object_without_intercept_is_refused_at_construction() -> None:
         AgentHooksSpec({"broken": object()})  # type: ignore[dict-item]
     assert str(info.value) == (
         "interceptor 'broken' has no intercept(context) method; an AGENT-HOOKS-0.1 "
-        "interceptor returns a Verdict from intercept(context)")
+        "interceptor returns a Verdict from intercept(context)"
+    )
 
 
 def test_mode_accepts_the_standard_names() -> None:

@@ -24,8 +24,18 @@ from agenthooks import (
     tool,
 )
 
-EIGHT = ["agent_startup", "input", "pre_model_call", "post_model_call", "pre_tool_call",
-         "post_tool_call", "pre_model_call", "post_model_call", "output", "agent_shutdown"]
+EIGHT = [
+    "agent_startup",
+    "input",
+    "pre_model_call",
+    "post_model_call",
+    "pre_tool_call",
+    "post_tool_call",
+    "pre_model_call",
+    "post_model_call",
+    "output",
+    "agent_shutdown",
+]
 
 
 def _weather_agent(calls: list[str], **options: Any) -> Agent:
@@ -35,12 +45,15 @@ def _weather_agent(calls: list[str], **options: Any) -> Agent:
         calls.append(city)
         return {"temp": 21}
 
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="weather",
-                                              arguments={"city": "Oslo"})],
-                         finish_reason="tool_calls"),
-        "It is 21.",
-    ])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="weather", arguments={"city": "Oslo"})],
+                finish_reason="tool_calls",
+            ),
+            "It is 21.",
+        ]
+    )
     return Agent("assistant", "Answer briefly.", provider=provider, tools=[weather], **options)
 
 
@@ -63,21 +76,34 @@ async def test_a_chat_emits_the_eight_points_in_order_with_the_run_objects() -> 
         assert context["spec"] == "agent-hooks/0.1"
         assert context["sequence"] == index
         assert context["session"]["id"] == session_id
-        assert context["agent"] == {"id": "assistant", "framework": "agenthooks",
-                                    "name": "assistant"}
-        assert context["extensions"] == {"agenthooks": {"run_id": run_id, "agent": "assistant",
-                                                        "branch": "assistant"}}
+        assert context["agent"] == {
+            "id": "assistant",
+            "framework": "agenthooks",
+            "name": "assistant",
+        }
+        assert context["extensions"] == {
+            "agenthooks": {"run_id": run_id, "agent": "assistant", "branch": "assistant"}
+        }
     startup, inp, pre1, post1, pre_tool, post_tool, pre2, post2, output, shutdown = seen
     assert startup["agent_init"] == {"tools_registered": ["weather"]}
     assert inp["input"] == {"content": "weather in Oslo?", "role": "user"}
     assert pre1["model"] == {"id": "scripted"}
-    assert pre1["messages"] == [{"role": "system", "content": "Answer briefly."},
-                                {"role": "user", "content": "weather in Oslo?"}]
-    assert pre1["tools"] == [{"name": "weather", "description": "Current temperature of a city.",
-                              "schema": agent.scopes["default"].tools["weather"].parameters}]
+    assert pre1["messages"] == [
+        {"role": "system", "content": "Answer briefly."},
+        {"role": "user", "content": "weather in Oslo?"},
+    ]
+    assert pre1["tools"] == [
+        {
+            "name": "weather",
+            "description": "Current temperature of a city.",
+            "schema": agent.scopes["default"].tools["weather"].parameters,
+        }
+    ]
     assert post1["response"] == {
-        "content": None, "finish_reason": "tool_calls",
-        "tool_calls": [{"id": "c1", "name": "weather", "args": {"city": "Oslo"}}]}
+        "content": None,
+        "finish_reason": "tool_calls",
+        "tool_calls": [{"id": "c1", "name": "weather", "args": {"city": "Oslo"}}],
+    }
     assert "usage" not in post1  # the scripted provider reports none
     assert pre_tool["tool_call"] == {"id": "c1", "name": "weather", "args": {"city": "Oslo"}}
     assert pre_tool["target"] == {"city": "Oslo"}
@@ -86,12 +112,14 @@ async def test_a_chat_emits_the_eight_points_in_order_with_the_run_objects() -> 
     assert post_tool["tool_result"]["is_error"] is False
     assert post_tool["tool_result"]["duration_ms"] >= 0
     assert pre2["messages"][2:] == [
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "name": "weather", "args": {"city": "Oslo"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "name": "weather", "args": {"city": "Oslo"}}],
+        },
         {"role": "tool", "content": '{"temp": 21}', "tool_call_id": "c1", "name": "weather"},
     ]
-    assert post2["response"] == {"content": "It is 21.", "tool_calls": [],
-                                 "finish_reason": "stop"}
+    assert post2["response"] == {"content": "It is 21.", "tool_calls": [], "finish_reason": "stop"}
     assert output["output"] == {"content": "It is 21."}
     assert shutdown["summary"]["reason"] == "completed"
     assert shutdown["summary"]["tool_calls"] == 1
@@ -134,9 +162,16 @@ async def test_a_session_starts_once_runs_several_turns_and_shuts_down_on_close(
         assert "agent_shutdown" not in policy.points()
     assert policy.points() == [
         "agent_startup",
-        "input", "pre_model_call", "post_model_call", "output",
-        "input", "pre_model_call", "post_model_call", "output",
-        "agent_shutdown"]
+        "input",
+        "pre_model_call",
+        "post_model_call",
+        "output",
+        "input",
+        "pre_model_call",
+        "post_model_call",
+        "output",
+        "agent_shutdown",
+    ]
     assert {c["session"]["id"] for c in policy.seen} == {"s-1"}
     assert [c["sequence"] for c in policy.seen] == list(range(10))
     assert policy.seen[0]["session"]["started_at"].endswith("Z")
@@ -167,8 +202,14 @@ async def test_a_spec_installed_after_a_session_started_starts_it_at_the_next_ch
     agent.bus.use(AgentHooksSpec([policy]))
     await session.chat("2")
     await session.close()
-    assert policy.points() == ["agent_startup", "input", "pre_model_call", "post_model_call",
-                               "output", "agent_shutdown"]
+    assert policy.points() == [
+        "agent_startup",
+        "input",
+        "pre_model_call",
+        "post_model_call",
+        "output",
+        "agent_shutdown",
+    ]
 
 
 async def test_shutdown_reports_an_aborted_run_as_cancelled() -> None:
@@ -180,14 +221,23 @@ async def test_shutdown_reports_an_aborted_run_as_cancelled() -> None:
         await asyncio.Event().wait()  # the abort cancels the run here
         return "never"
 
-    agent = Agent("a", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="slow")])]), tools=[slow])
+    agent = Agent(
+        "a",
+        provider=ScriptedProvider([ProviderResponse(tool_calls=[ToolCall(id="c1", name="slow")])]),
+        tools=[slow],
+    )
     policy = Policy()
     agent.bus.use(AgentHooksSpec([policy]))
     with pytest.raises(RunAborted):
         await agent.chat("go", signal=signal)
-    assert policy.points() == ["agent_startup", "input", "pre_model_call", "post_model_call",
-                               "pre_tool_call", "agent_shutdown"]
+    assert policy.points() == [
+        "agent_startup",
+        "input",
+        "pre_model_call",
+        "post_model_call",
+        "pre_tool_call",
+        "agent_shutdown",
+    ]
     assert policy.seen[-1]["summary"]["reason"] == "cancelled"
 
 
@@ -206,10 +256,12 @@ async def test_streaming_is_gated_so_only_the_allowed_output_is_released() -> No
     async def look() -> str:
         return "seen"
 
-    provider = ScriptedProvider([
-        ProviderResponse(content="let me look", tool_calls=[ToolCall(id="c1", name="look")]),
-        "the secret is 42",
-    ])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(content="let me look", tool_calls=[ToolCall(id="c1", name="look")]),
+            "the secret is 42",
+        ]
+    )
     agent = Agent("a", provider=provider, tools=[look])
     policy = Policy(output=lambda c: transform("$target.content", "the secret is [redacted]"))
     agent.bus.use(AgentHooksSpec([policy]))
@@ -226,8 +278,7 @@ async def test_a_denied_output_never_streams() -> None:
     agent.bus.use(AgentHooksSpec([Policy(output=lambda c: deny("policy:leak"))]))
     items = [item async for item in agent.chat_stream("tell me")]
     assert len(items) == 1 and isinstance(items[0], FinalResponse)
-    assert (items[0].response.finish_reason, items[0].response.content) == ("denied",
-                                                                            "policy:leak")
+    assert (items[0].response.finish_reason, items[0].response.content) == ("denied", "policy:leak")
 
 
 async def test_the_disposer_removes_every_guard() -> None:
@@ -251,8 +302,13 @@ async def test_concurrent_sessions_keep_their_own_sequence() -> None:
     for session in sessions:
         mine = [c for c in policy.seen if c["session"]["id"] == session.id]
         assert [c["interception_point"] for c in mine] == [
-            "agent_startup", "input", "pre_model_call", "post_model_call", "output",
-            "agent_shutdown"]
+            "agent_startup",
+            "input",
+            "pre_model_call",
+            "post_model_call",
+            "output",
+            "agent_shutdown",
+        ]
         assert [c["sequence"] for c in mine] == list(range(6))
 
 
@@ -260,26 +316,48 @@ async def test_a_spec_on_a_sub_agents_own_bus_governs_it_as_its_own_session() ->
     researcher = Agent("researcher", provider=ScriptedProvider(["found it"]))
     policy = Policy()
     researcher.bus.use(AgentHooksSpec([policy]))
-    orchestrator = Agent("orchestrator", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="researcher",
-                                              arguments={"task": "look"})]),
-        "done",
-    ]), sub_agents=[researcher])
+    orchestrator = Agent(
+        "orchestrator",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="c1", name="researcher", arguments={"task": "look"})]
+                ),
+                "done",
+            ]
+        ),
+        sub_agents=[researcher],
+    )
     response = await orchestrator.chat("go")
     assert response.content == "done"
-    assert policy.points() == ["agent_startup", "input", "pre_model_call", "post_model_call",
-                               "output", "agent_shutdown"]
+    assert policy.points() == [
+        "agent_startup",
+        "input",
+        "pre_model_call",
+        "post_model_call",
+        "output",
+        "agent_shutdown",
+    ]
     assert policy.seen[1]["input"]["content"] == "look"
     assert policy.seen[0]["extensions"]["agenthooks"]["branch"] == "orchestrator/researcher"
 
 
 async def test_nothing_is_retained_after_chats_end_and_sessions_close() -> None:
     researcher = Agent("researcher", provider=ScriptedProvider(["found it"]))
-    agent = Agent("a", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="researcher",
-                                              arguments={"task": "look"})]),
-        "done", ConnectionError("down"), "session answer",
-    ]), sub_agents=[researcher])
+    agent = Agent(
+        "a",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="c1", name="researcher", arguments={"task": "look"})]
+                ),
+                "done",
+                ConnectionError("down"),
+                "session answer",
+            ]
+        ),
+        sub_agents=[researcher],
+    )
     spec = AgentHooksSpec([Policy()])
     agent.bus.use(spec)
     await agent.chat("go")

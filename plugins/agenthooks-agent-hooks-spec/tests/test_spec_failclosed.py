@@ -23,10 +23,12 @@ def _agent(calls: list[str], *, fail: bool = False) -> tuple[Agent, ScriptedProv
             raise LookupError("index offline: token=abc123")
         return f"found {q}"
 
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="lookup", arguments={"q": "x"})]),
-        "done",
-    ])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="lookup", arguments={"q": "x"})]),
+            "done",
+        ]
+    )
     return Agent("a", provider=provider, tools=[lookup]), provider
 
 
@@ -43,15 +45,18 @@ async def test_zero_interceptors_in_enforce_mode_deny_every_run() -> None:
     assert provider.requests == []
     assert [(r["interception_point"], r["verdict"]["reason"]) for r in _wire(records)] == [
         ("agent_startup", "host_error:no_interceptor"),
-        ("agent_shutdown", "host_error:no_interceptor")]
+        ("agent_shutdown", "host_error:no_interceptor"),
+    ]
 
 
 async def test_evaluate_only_records_denies_and_lets_the_run_go_on() -> None:
     calls: list[str] = []
     agent, provider = _agent(calls)
     records: list[InterceptionRecord] = []
-    policy = Policy(pre_tool_call=lambda c: deny("policy:would-block"),
-                    post_tool_call=lambda c: transform("$target", "rewritten"))
+    policy = Policy(
+        pre_tool_call=lambda c: deny("policy:would-block"),
+        post_tool_call=lambda c: transform("$target", "rewritten"),
+    )
     agent.bus.use(AgentHooksSpec([policy], mode="evaluate_only", record_sink=records.append))
     response = await agent.chat("hi")
     assert (response.finish_reason, response.content) == ("stop", "done")
@@ -59,8 +64,10 @@ async def test_evaluate_only_records_denies_and_lets_the_run_go_on() -> None:
     assert provider.requests[1].messages[-1].content == "found x"  # the transform is not applied
     by_point = {r["interception_point"]: r for r in _wire(records)}
     assert by_point["pre_tool_call"]["mode"] == "evaluate_only"
-    assert by_point["pre_tool_call"]["verdict"] == {"decision": "deny",
-                                                    "reason": "policy:would-block"}
+    assert by_point["pre_tool_call"]["verdict"] == {
+        "decision": "deny",
+        "reason": "policy:would-block",
+    }
     assert by_point["post_tool_call"]["verdict"]["decision"] == "transform"
     assert all(r.proceeds for r in records)
 
@@ -76,8 +83,12 @@ async def test_a_raising_interceptor_denies_the_step_it_guards() -> None:
     response = await agent.chat("hi")
     assert calls == [] and response.content == "done"
     assert provider.requests[1].messages[-1] == ChatMessage(
-        role="tool", content="host_error:interceptor_failed: RuntimeError", tool_call_id="c1",
-        name="lookup", is_error=True)
+        role="tool",
+        content="host_error:interceptor_failed: RuntimeError",
+        tool_call_id="c1",
+        name="lookup",
+        is_error=True,
+    )
 
 
 async def test_a_context_that_cannot_be_built_denies_with_a_host_failure_record() -> None:
@@ -99,8 +110,11 @@ async def test_a_context_that_cannot_be_built_denies_with_a_host_failure_record(
     assert "pre_tool_call" not in policy.points()  # no interceptor saw the broken context
     failure = _wire(records)[4]
     assert failure["interception_point"] == "pre_tool_call"
-    assert failure["verdict"] == {"decision": "deny", "reason": "host_error:context_invalid",
-                                  "message": "$target.when: datetime is not JSON"}
+    assert failure["verdict"] == {
+        "decision": "deny",
+        "reason": "host_error:context_invalid",
+        "message": "$target.when: datetime is not JSON",
+    }
     assert failure["sequence"] == 4 and failure["session_id"] == policy.seen[0]["session"]["id"]
     assert [r["sequence"] for r in _wire(records)] == list(range(len(records)))
 
@@ -112,12 +126,16 @@ async def test_a_transform_that_cannot_be_written_back_denies() -> None:
     agent.bus.use(AgentHooksSpec([policy], record_sink=records.append))
     response = await agent.chat("hi")
     assert response.finish_reason == "denied"
-    assert response.content == ("host_error:context_invalid: write-back: $target.content: "
-                                "expected a string, got dict")
+    assert response.content == (
+        "host_error:context_invalid: write-back: $target.content: expected a string, got dict"
+    )
     assert provider.requests == []
     assert [(r["interception_point"], r["verdict"]["decision"]) for r in _wire(records)] == [
-        ("agent_startup", "allow"), ("input", "transform"), ("input", "deny"),
-        ("agent_shutdown", "allow")]
+        ("agent_startup", "allow"),
+        ("input", "transform"),
+        ("input", "deny"),
+        ("agent_shutdown", "allow"),
+    ]
 
 
 async def test_a_tool_error_is_post_tool_call_with_is_error_and_its_text() -> None:
@@ -156,19 +174,26 @@ async def test_a_recovered_error_is_reported_once_as_the_recovered_result() -> N
     agent.bus.on("on_tool_call_error", lambda ctx: {"result": "cached answer"})
     await agent.chat("hi")
     (post,) = policy.at("post_tool_call")
-    assert post["tool_result"] == {"value": "cached answer", "is_error": False,
-                                   "duration_ms": post["tool_result"]["duration_ms"]}
+    assert post["tool_result"] == {
+        "value": "cached answer",
+        "is_error": False,
+        "duration_ms": post["tool_result"]["duration_ms"],
+    }
     assert provider.requests[1].messages[-1].content == "cached answer"
 
 
 async def test_a_call_that_never_reached_pre_tool_call_has_no_post_tool_call() -> None:
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="missing", arguments={})]),
-        "sorry",
-    ])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="missing", arguments={})]),
+            "sorry",
+        ]
+    )
     agent = Agent("a", provider=provider)
     policy = Policy()
     agent.bus.use(AgentHooksSpec([policy]))
     await agent.chat("hi")
     assert "pre_tool_call" not in policy.points() and "post_tool_call" not in policy.points()
-    assert provider.requests[1].messages[-1].content == 'unknown tool "missing"; the tools are: none'
+    assert (
+        provider.requests[1].messages[-1].content == 'unknown tool "missing"; the tools are: none'
+    )

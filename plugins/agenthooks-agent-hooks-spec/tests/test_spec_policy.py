@@ -44,8 +44,10 @@ class PaymentsPolicy:
             return Verdict.deny(reason="policy:limit", message="transfers above 100 need review")
         url = call["args"].get("url", "")
         if url.startswith("http://"):
-            return Verdict(decision=Decision.TRANSFORM,
-                           transform=Transform("$target.url", "https://" + url[len("http://"):]))
+            return Verdict(
+                decision=Decision.TRANSFORM,
+                transform=Transform("$target.url", "https://" + url[len("http://") :]),
+            )
         return Verdict.allow()
 
 
@@ -68,23 +70,43 @@ async def test_deny_reaches_the_model_and_transform_reaches_the_tool(own_bus: bo
         ran.append(("fetch", {"url": url}))
         return "rates: 1.1"
 
-    researcher_provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="r1", name="fetch",
-                                              arguments={"url": "http://rates.example"})]),
-        "EUR/USD is 1.1",
-    ])
-    researcher = Agent("researcher", "Find facts.", provider=researcher_provider,
-                       tools=[fetch], bus=HookBus() if own_bus else None)
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="t1", name="transfer", arguments={"amount": 500, "to": "bob"}),
-            ToolCall(id="t2", name="balance", arguments={}),
-            ToolCall(id="t3", name="researcher", arguments={"task": "EUR/USD rate?"}),
-        ], finish_reason="tool_calls"),
-        "Transfer needs review; balance 250; rate 1.1.",
-    ])
-    orchestrator = Agent("orchestrator", provider=provider, tools=[transfer, balance],
-                         sub_agents=[researcher], parallel_tool_calls=True)
+    researcher_provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="r1", name="fetch", arguments={"url": "http://rates.example"})
+                ]
+            ),
+            "EUR/USD is 1.1",
+        ]
+    )
+    researcher = Agent(
+        "researcher",
+        "Find facts.",
+        provider=researcher_provider,
+        tools=[fetch],
+        bus=HookBus() if own_bus else None,
+    )
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="t1", name="transfer", arguments={"amount": 500, "to": "bob"}),
+                    ToolCall(id="t2", name="balance", arguments={}),
+                    ToolCall(id="t3", name="researcher", arguments={"task": "EUR/USD rate?"}),
+                ],
+                finish_reason="tool_calls",
+            ),
+            "Transfer needs review; balance 250; rate 1.1.",
+        ]
+    )
+    orchestrator = Agent(
+        "orchestrator",
+        provider=provider,
+        tools=[transfer, balance],
+        sub_agents=[researcher],
+        parallel_tool_calls=True,
+    )
     policy = PaymentsPolicy()
     assert isinstance(policy, Interceptor)  # the SDK's policy-author interface, nothing else
     records: list[InterceptionRecord] = []
@@ -97,27 +119,46 @@ async def test_deny_reaches_the_model_and_transform_reaches_the_tool(own_bus: bo
     # the deny reached the model, as the error of the transfer call
     tool_messages = provider.requests[1].messages[-3:]
     assert tool_messages == [
-        ChatMessage(role="tool", content="policy:limit: transfers above 100 need review",
-                    tool_call_id="t1", name="transfer", is_error=True),
+        ChatMessage(
+            role="tool",
+            content="policy:limit: transfers above 100 need review",
+            tool_call_id="t1",
+            name="transfer",
+            is_error=True,
+        ),
         ChatMessage(role="tool", content="250", tool_call_id="t2", name="balance"),
         ChatMessage(role="tool", content="EUR/USD is 1.1", tool_call_id="t3", name="researcher"),
     ]
     # the sub-agent's calls are calls of the same session, from the sub-agent's branch
     session = records[0].session_id
     assert policy.tool_calls == [
-        ("transfer", "orchestrator", session), ("balance", "orchestrator", session),
-        ("researcher", "orchestrator", session), ("fetch", "orchestrator/researcher", session)]
+        ("transfer", "orchestrator", session),
+        ("balance", "orchestrator", session),
+        ("researcher", "orchestrator", session),
+        ("fetch", "orchestrator/researcher", session),
+    ]
     assert [(r.to_wire()["interception_point"], r.verdict.decision.value) for r in records] == [
-        ("agent_startup", "allow"), ("input", "allow"),
-        ("pre_model_call", "allow"), ("post_model_call", "allow"),
-        ("pre_tool_call", "deny"), ("pre_tool_call", "allow"), ("pre_tool_call", "allow"),
+        ("agent_startup", "allow"),
+        ("input", "allow"),
+        ("pre_model_call", "allow"),
+        ("post_model_call", "allow"),
+        ("pre_tool_call", "deny"),
+        ("pre_tool_call", "allow"),
+        ("pre_tool_call", "allow"),
         # the researcher runs while balance runs: its model and tool calls, no input/output
-        ("pre_model_call", "allow"), ("post_model_call", "allow"),
-        ("pre_tool_call", "transform"), ("post_tool_call", "allow"),
-        ("pre_model_call", "allow"), ("post_model_call", "allow"),
+        ("pre_model_call", "allow"),
+        ("post_model_call", "allow"),
+        ("pre_tool_call", "transform"),
+        ("post_tool_call", "allow"),
+        ("pre_model_call", "allow"),
+        ("post_model_call", "allow"),
         # then the batch's after-events in source order; the denied transfer has none
-        ("post_tool_call", "allow"), ("post_tool_call", "allow"),
-        ("pre_model_call", "allow"), ("post_model_call", "allow"),
-        ("output", "allow"), ("agent_shutdown", "allow")]
+        ("post_tool_call", "allow"),
+        ("post_tool_call", "allow"),
+        ("pre_model_call", "allow"),
+        ("post_model_call", "allow"),
+        ("output", "allow"),
+        ("agent_shutdown", "allow"),
+    ]
     assert {r.session_id for r in records} == {session}
     assert [r.sequence for r in records] == list(range(len(records)))

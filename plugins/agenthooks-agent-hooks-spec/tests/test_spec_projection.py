@@ -17,28 +17,42 @@ from agenthooks import ChatMessage, ProviderRequest, ProviderResponse, ToolCall,
 def _transcript() -> list[ChatMessage]:
     return [
         ChatMessage(role="user", content="book a flight"),
-        ChatMessage(role="assistant", content=None,
-                    tool_calls=[ToolCall(id="c1", name="search", arguments={"to": "OSL", "n": 2})]),
+        ChatMessage(
+            role="assistant",
+            content=None,
+            tool_calls=[ToolCall(id="c1", name="search", arguments={"to": "OSL", "n": 2})],
+        ),
         ChatMessage(role="tool", content='{"flights": 3}', tool_call_id="c1", name="search"),
-        ChatMessage(role="tool", content="timeout", tool_call_id="c2", name="price",
-                    is_error=True),
+        ChatMessage(role="tool", content="timeout", tool_call_id="c2", name="price", is_error=True),
         ChatMessage(role="assistant", content="3 flights"),
     ]
 
 
 def test_request_round_trips_with_instructions_as_a_leading_system_message() -> None:
-    request = ProviderRequest(model="m", system="be brief", messages=_transcript(),
-                              tools=[{"type": "function", "function": {"name": "search"}}],
-                              temperature=0.2)
+    request = ProviderRequest(
+        model="m",
+        system="be brief",
+        messages=_transcript(),
+        tools=[{"type": "function", "function": {"name": "search"}}],
+        temperature=0.2,
+    )
     wire = p.request_to_wire(request)
     assert wire == [
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": "book a flight"},
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "c1", "name": "search", "args": {"to": "OSL", "n": 2}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "name": "search", "args": {"to": "OSL", "n": 2}}],
+        },
         {"role": "tool", "content": '{"flights": 3}', "tool_call_id": "c1", "name": "search"},
-        {"role": "tool", "content": "timeout", "tool_call_id": "c2", "name": "price",
-         "is_error": True},
+        {
+            "role": "tool",
+            "content": "timeout",
+            "tool_call_id": "c2",
+            "name": "price",
+            "is_error": True,
+        },
         {"role": "assistant", "content": "3 flights"},
     ]
     assert p.request_from_wire(request, json.loads(json.dumps(wire))) == request
@@ -53,32 +67,46 @@ def test_request_without_instructions_round_trips() -> None:
 
 def test_transformed_messages_are_written_back_system_prompt_included() -> None:
     request = ProviderRequest(model="m", system="old rules", messages=_transcript()[:1])
-    written = p.request_from_wire(request, [
-        {"role": "system", "content": "new rules"},
-        {"role": "user", "content": "book a [redacted]"},
-        {"role": "system", "content": "reminder"},
-    ])
+    written = p.request_from_wire(
+        request,
+        [
+            {"role": "system", "content": "new rules"},
+            {"role": "user", "content": "book a [redacted]"},
+            {"role": "system", "content": "reminder"},
+        ],
+    )
     assert written.system == "new rules"
-    assert written.messages == [ChatMessage(role="user", content="book a [redacted]"),
-                                ChatMessage(role="system", content="reminder")]
+    assert written.messages == [
+        ChatMessage(role="user", content="book a [redacted]"),
+        ChatMessage(role="system", content="reminder"),
+    ]
     assert written.model == "m"
     dropped = p.request_from_wire(request, [{"role": "user", "content": "hi"}])
     assert dropped.system is None
     assert dropped.messages == [ChatMessage(role="user", content="hi")]
 
 
-@pytest.mark.parametrize(("messages", "error"), [
-    ({"role": "user"}, "$target: expected an array, got dict"),
-    ([{"role": "robot", "content": "x"}], "$target[0].role: expected one of"),
-    ([{"role": "user", "content": {"text": "x"}}],
-     "$target[0].content: expected a string or null, got dict"),
-    ([{"role": "user", "content": "x", "meta": 1}], "$target[0]: unknown members ['meta']"),
-    ([{"role": "system", "content": 7}], "$target[0].content: expected a string, got int"),
-    ([{"role": "assistant", "content": None, "tool_calls": [{"name": "f", "args": {}}]}],
-     "$target[0].tool_calls[0].id: expected a non-empty string"),
-    ([{"role": "tool", "content": "x", "is_error": "yes"}],
-     "$target[0].is_error: expected a boolean"),
-])
+@pytest.mark.parametrize(
+    ("messages", "error"),
+    [
+        ({"role": "user"}, "$target: expected an array, got dict"),
+        ([{"role": "robot", "content": "x"}], "$target[0].role: expected one of"),
+        (
+            [{"role": "user", "content": {"text": "x"}}],
+            "$target[0].content: expected a string or null, got dict",
+        ),
+        ([{"role": "user", "content": "x", "meta": 1}], "$target[0]: unknown members ['meta']"),
+        ([{"role": "system", "content": 7}], "$target[0].content: expected a string, got int"),
+        (
+            [{"role": "assistant", "content": None, "tool_calls": [{"name": "f", "args": {}}]}],
+            "$target[0].tool_calls[0].id: expected a non-empty string",
+        ),
+        (
+            [{"role": "tool", "content": "x", "is_error": "yes"}],
+            "$target[0].is_error: expected a boolean",
+        ),
+    ],
+)
 def test_messages_that_cannot_be_written_back_are_refused(messages: Any, error: str) -> None:
     with pytest.raises(ProjectionError) as info:
         p.request_from_wire(ProviderRequest(), messages)
@@ -87,46 +115,74 @@ def test_messages_that_cannot_be_written_back_are_refused(messages: Any, error: 
 
 def test_tools_project_name_description_and_schema() -> None:
     schema = {"type": "object", "properties": {"q": {"type": "string"}}}
-    request = ProviderRequest(tools=[
-        {"type": "function", "function": {"name": "find", "description": "Find.",
-                                          "parameters": schema}},
-        {"type": "function", "function": {"name": "bare"}},
-    ])
+    request = ProviderRequest(
+        tools=[
+            {
+                "type": "function",
+                "function": {"name": "find", "description": "Find.", "parameters": schema},
+            },
+            {"type": "function", "function": {"name": "bare"}},
+        ]
+    )
     assert p.tools_to_wire(request) == [
-        {"name": "find", "description": "Find.", "schema": schema}, {"name": "bare"}]
+        {"name": "find", "description": "Find.", "schema": schema},
+        {"name": "bare"},
+    ]
 
 
 def test_response_round_trips_and_keeps_usage_and_raw() -> None:
     response = ProviderResponse(
-        content="checking", finish_reason="tool_calls", raw={"id": "x"},
+        content="checking",
+        finish_reason="tool_calls",
+        raw={"id": "x"},
         tool_calls=[ToolCall(id="c1", name="search", arguments={"q": "a"})],
-        usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15))
+        usage=Usage(input_tokens=10, output_tokens=5, total_tokens=15),
+    )
     wire = p.response_to_wire(response)
-    assert wire == {"content": "checking", "finish_reason": "tool_calls",
-                    "tool_calls": [{"id": "c1", "name": "search", "args": {"q": "a"}}]}
+    assert wire == {
+        "content": "checking",
+        "finish_reason": "tool_calls",
+        "tool_calls": [{"id": "c1", "name": "search", "args": {"q": "a"}}],
+    }
     assert p.response_from_wire(response, json.loads(json.dumps(wire))) == response
-    written = p.response_from_wire(response, {"content": "[redacted]", "tool_calls": [],
-                                              "finish_reason": "stop"})
-    assert (written.content, written.tool_calls, written.finish_reason) == ("[redacted]", [],
-                                                                            "stop")
+    written = p.response_from_wire(
+        response, {"content": "[redacted]", "tool_calls": [], "finish_reason": "stop"}
+    )
+    assert (written.content, written.tool_calls, written.finish_reason) == (
+        "[redacted]",
+        [],
+        "stop",
+    )
     assert written.usage == response.usage and written.raw == {"id": "x"}
 
 
 def test_response_without_tool_calls_projects_an_empty_list() -> None:
     assert p.response_to_wire(ProviderResponse(content=None)) == {
-        "content": None, "tool_calls": [], "finish_reason": "stop"}
+        "content": None,
+        "tool_calls": [],
+        "finish_reason": "stop",
+    }
 
 
-@pytest.mark.parametrize(("value", "error"), [
-    ("text", "$target: expected an object, got str"),
-    ({"content": "x", "tool_calls": [], "finish_reason": "stop", "extra": 1},
-     "$target: unknown members ['extra']"),
-    ({"content": 3, "tool_calls": []}, "$target.content: expected a string or null, got int"),
-    ({"content": None, "tool_calls": [{"id": "c", "name": "f", "args": []}]},
-     "$target.tool_calls[0].args: expected an object, got list"),
-    ({"content": None, "tool_calls": [], "finish_reason": None},
-     "$target.finish_reason: expected a string"),
-])
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        ("text", "$target: expected an object, got str"),
+        (
+            {"content": "x", "tool_calls": [], "finish_reason": "stop", "extra": 1},
+            "$target: unknown members ['extra']",
+        ),
+        ({"content": 3, "tool_calls": []}, "$target.content: expected a string or null, got int"),
+        (
+            {"content": None, "tool_calls": [{"id": "c", "name": "f", "args": []}]},
+            "$target.tool_calls[0].args: expected an object, got list",
+        ),
+        (
+            {"content": None, "tool_calls": [], "finish_reason": None},
+            "$target.finish_reason: expected a string",
+        ),
+    ],
+)
 def test_responses_that_cannot_be_written_back_are_refused(value: Any, error: str) -> None:
     with pytest.raises(ProjectionError) as info:
         p.response_from_wire(ProviderResponse(), value)
@@ -136,7 +192,9 @@ def test_responses_that_cannot_be_written_back_are_refused(value: Any, error: st
 def test_usage_is_projected_only_when_reported() -> None:
     assert p.usage_to_wire(Usage()) is None
     assert p.usage_to_wire(Usage(input_tokens=7, output_tokens=3, total_tokens=10)) == {
-        "prompt_tokens": 7, "completion_tokens": 3}
+        "prompt_tokens": 7,
+        "completion_tokens": 3,
+    }
 
 
 def test_tool_arguments_round_trip_and_only_arguments_change() -> None:
@@ -144,8 +202,9 @@ def test_tool_arguments_round_trip_and_only_arguments_change() -> None:
     wire = p.call_to_wire(call)
     assert wire == {"id": "c1", "name": "pay", "args": {"amount": 100, "to": {"iban": "NO93"}}}
     assert p.args_from_wire(call, wire["args"]) == call
-    assert p.args_from_wire(call, {"amount": 5}) == ToolCall(id="c1", name="pay",
-                                                             arguments={"amount": 5})
+    assert p.args_from_wire(call, {"amount": 5}) == ToolCall(
+        id="c1", name="pay", arguments={"amount": 5}
+    )
     with pytest.raises(ProjectionError) as info:
         p.args_from_wire(call, [5])
     assert str(info.value) == "$target: expected an object, got list"

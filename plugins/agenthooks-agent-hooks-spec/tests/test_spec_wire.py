@@ -15,16 +15,22 @@ async def test_a_rewritten_system_prompt_is_the_one_sent_over_http() -> None:
         server.reply(json_reply(completion("Il fait beau.")))
         provider = OpenAIChatProvider("gpt-test", base_url=server.url, api_key="k", timeout=5)
         agent = Agent("a", "Answer in English.", provider=provider)
-        policy = Policy(pre_model_call=lambda c: transform("$target[0].content",
-                                                           "Answer in French."))
+        policy = Policy(
+            pre_model_call=lambda c: transform("$target[0].content", "Answer in French.")
+        )
         agent.bus.use(AgentHooksSpec([policy]))
         response = await agent.chat("weather?")
         body = server.requests[0]
     assert response.content == "Il fait beau."
-    assert body["messages"] == [{"role": "system", "content": "Answer in French."},
-                                {"role": "user", "content": "weather?"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Answer in French."},
+        {"role": "user", "content": "weather?"},
+    ]
     pre, post = policy.at("pre_model_call")[0], policy.at("post_model_call")[0]
     assert pre["model"] == {"id": "gpt-test"} and post["model"] == {"id": "gpt-test"}
     assert post["usage"] == {"prompt_tokens": 10, "completion_tokens": 5}
-    assert post["response"] == {"content": "Il fait beau.", "tool_calls": [],
-                                "finish_reason": "stop"}
+    assert post["response"] == {
+        "content": "Il fait beau.",
+        "tool_calls": [],
+        "finish_reason": "stop",
+    }

@@ -22,14 +22,16 @@ class Weather:
             self.calls.append({"city": city})
             return {"city": city, "temp": 21}
 
-        self.provider = ScriptedProvider([
-            ProviderResponse(tool_calls=[ToolCall(id="c1", name="weather",
-                                                  arguments={"city": "Oslo"})],
-                             finish_reason="tool_calls"),
-            answer,
-        ])
-        self.agent = Agent("assistant", "Answer briefly.", provider=self.provider,
-                           tools=[weather])
+        self.provider = ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="c1", name="weather", arguments={"city": "Oslo"})],
+                    finish_reason="tool_calls",
+                ),
+                answer,
+            ]
+        )
+        self.agent = Agent("assistant", "Answer briefly.", provider=self.provider, tools=[weather])
         self.agent.bus.use(AgentHooksSpec([policy]))
 
     def tool_message(self, request: int = 1) -> ChatMessage:
@@ -43,8 +45,9 @@ class Weather:
 async def test_an_input_transform_is_the_message_the_model_and_history_get() -> None:
     w = Weather(Policy(input=lambda c: transform("$target.content", "weather in Bergen?")))
     await w.agent.chat("weather in Oslo?")
-    assert w.provider.requests[0].messages == [ChatMessage(role="user",
-                                                           content="weather in Bergen?")]
+    assert w.provider.requests[0].messages == [
+        ChatMessage(role="user", content="weather in Bergen?")
+    ]
     assert w.agent.history[0] == ChatMessage(role="user", content="weather in Bergen?")
 
 
@@ -60,8 +63,9 @@ async def test_a_pre_model_call_transform_rewrites_the_system_prompt_and_message
     assert first.system == "Answer in French."
     assert first.messages == [ChatMessage(role="user", content="weather in Oslo?")]
     assert second.system == "Answer briefly."
-    assert second.messages[-1] == ChatMessage(role="tool", content="[tool result withheld]",
-                                              tool_call_id="c1", name="weather")
+    assert second.messages[-1] == ChatMessage(
+        role="tool", content="[tool result withheld]", tool_call_id="c1", name="weather"
+    )
     # a request transform never rewrites stored history
     assert w.agent.history[2].content == '{"city": "Oslo", "temp": 21}'
 
@@ -75,8 +79,9 @@ async def test_a_post_model_call_transform_is_the_response_the_run_uses() -> Non
     w = Weather(Policy(post_model_call=rewrite))
     response = await w.agent.chat("weather in Oslo?")
     assert w.calls == [{"city": "Bergen"}]
-    assert w.agent.history[1].tool_calls == [ToolCall(id="c1", name="weather",
-                                                      arguments={"city": "Bergen"})]
+    assert w.agent.history[1].tool_calls == [
+        ToolCall(id="c1", name="weather", arguments={"city": "Bergen"})
+    ]
     assert response.content == "It is warm."
     assert w.agent.history[-1] == ChatMessage(role="assistant", content="It is warm.")
 
@@ -148,8 +153,9 @@ async def test_a_pre_tool_call_deny_reaches_the_model_and_the_run_goes_on() -> N
     w = Weather(policy, answer="I cannot check the weather.")
     response = await w.agent.chat("weather in Oslo?")
     assert w.calls == []
-    assert w.tool_message() == ChatMessage(role="tool", content="policy:no-weather",
-                                           tool_call_id="c1", name="weather", is_error=True)
+    assert w.tool_message() == ChatMessage(
+        role="tool", content="policy:no-weather", tool_call_id="c1", name="weather", is_error=True
+    )
     assert (response.finish_reason, response.content) == ("stop", "I cannot check the weather.")
     assert "post_tool_call" not in policy.points()
 
@@ -173,7 +179,14 @@ async def test_an_output_deny_withholds_the_answer_from_caller_and_history() -> 
 
 
 async def test_a_deny_with_a_message_reads_reason_then_message() -> None:
-    w = Weather(Policy(pre_tool_call=lambda c: {"decision": "deny", "reason": "policy:geo",
-                                                "message": "Oslo is out of scope"}))
+    w = Weather(
+        Policy(
+            pre_tool_call=lambda c: {
+                "decision": "deny",
+                "reason": "policy:geo",
+                "message": "Oslo is out of scope",
+            }
+        )
+    )
     await w.agent.chat("weather in Oslo?")
     assert w.tool_message().content == "policy:geo: Oslo is out of scope"

@@ -17,9 +17,9 @@ class CacheBackend(Protocol):
     breaks a run: the plugin logs the error and treats it as a miss.
     """
 
-    def get(self, key: str) -> str | None | Awaitable[str | None]: ...
+    def get(self, key: str) -> str | Awaitable[str | None] | None: ...
 
-    def set(self, key: str, value: str, ttl: float | None) -> None | Awaitable[None]: ...
+    def set(self, key: str, value: str, ttl: float | None) -> Awaitable[None] | None: ...
 
 
 class MemoryBackend:
@@ -27,13 +27,15 @@ class MemoryBackend:
     first; an expired entry is dropped when read. ``clock`` (seconds, monotonic) is for tests.
     Not shared between processes; safe for the concurrent runs of one event loop."""
 
-    def __init__(self, max_entries: int = 1024, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, max_entries: int = 1024, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
             from .errors import CacheConfigError
 
-            raise CacheConfigError("MemoryBackend", "max_entries",
-                                   f"{max_entries!r} is not a whole number >= 1")
+            raise CacheConfigError(
+                "MemoryBackend", "max_entries", f"{max_entries!r} is not a whole number >= 1"
+            )
         self.max_entries = max_entries
         self._clock = clock
         # key -> (expires at or None, entry); order: least recently used first

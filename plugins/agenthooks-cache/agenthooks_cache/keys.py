@@ -14,8 +14,7 @@ KEY_VERSION = 1
 
 def canonical(value: Any) -> str:
     """``value`` as canonical JSON: sorted keys, no whitespace, non-JSON values as text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def digest(value: Any) -> str:
@@ -28,18 +27,20 @@ def response_key(request: ProviderRequest, provider: Any = None) -> str:
     ``tools``, ``tool_choice``, ``temperature`` and ``reasoning_effort``, and the provider's
     ``name`` and default ``model`` (a request without a model uses the provider's)."""
     provider_model = getattr(provider, "model", None)
-    return "response:" + digest({
-        "v": KEY_VERSION,
-        "provider": getattr(provider, "name", None),
-        "provider_model": provider_model if isinstance(provider_model, str) else None,
-        "model": request.model,
-        "system": request.system,
-        "messages": [m.model_dump(mode="json") for m in request.messages],
-        "tools": request.tools,
-        "tool_choice": request.tool_choice,
-        "temperature": request.temperature,
-        "reasoning_effort": request.reasoning_effort,
-    })
+    return "response:" + digest(
+        {
+            "v": KEY_VERSION,
+            "provider": getattr(provider, "name", None),
+            "provider_model": provider_model if isinstance(provider_model, str) else None,
+            "model": request.model,
+            "system": request.system,
+            "messages": [m.model_dump(mode="json") for m in request.messages],
+            "tools": request.tools,
+            "tool_choice": request.tool_choice,
+            "temperature": request.temperature,
+            "reasoning_effort": request.reasoning_effort,
+        }
+    )
 
 
 def tool_key(name: str, arguments: dict[str, Any]) -> str:

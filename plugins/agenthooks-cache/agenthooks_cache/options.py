@@ -23,10 +23,19 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
-def validated(source: str, names: Mapping[str, str] | None = None, *, responses: Any,
-              tools: Any, ttl: Any, max_entries: Any, backend: Any) -> dict[str, Any]:
+def validated(
+    source: str,
+    names: Mapping[str, str] | None = None,
+    *,
+    responses: Any,
+    tools: Any,
+    ttl: Any,
+    max_entries: Any,
+    backend: Any,
+) -> dict[str, Any]:
     """The options checked and normalized (``tools``: ``True``, ``False`` or a frozenset of
     names); a bad one raises ``CacheConfigError`` naming ``source`` and the key."""
+
     def fail(option: str, problem: str) -> CacheConfigError:
         return CacheConfigError(source, (names or {}).get(option, option), problem)
 
@@ -40,19 +49,25 @@ def validated(source: str, names: Mapping[str, str] | None = None, *, responses:
         listed = frozenset(items)
     if not responses and listed is False:
         raise fail("responses", "and tools are both off: there is nothing to cache")
-    if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, (int, float))
-                            or ttl <= 0):
+    if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0):
         raise fail("ttl", f"{ttl!r} is not a number of seconds > 0 (or None: no expiry)")
     if max_entries is not None:
         if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
             raise fail("max_entries", f"{max_entries!r} is not a whole number >= 1")
         if backend is not None:
-            raise fail("max_entries", "bounds the in-memory backend only; another backend "
-                                      "(Redis) keeps its own bound")
+            raise fail(
+                "max_entries",
+                "bounds the in-memory backend only; another backend (Redis) keeps its own bound",
+            )
     if backend is not None and not isinstance(backend, CacheBackend):
         raise fail("backend", f"{backend!r} has no get(key) and set(key, value, ttl)")
-    return {"responses": responses, "tools": listed, "ttl": None if ttl is None else float(ttl),
-            "max_entries": max_entries, "backend": backend}
+    return {
+        "responses": responses,
+        "tools": listed,
+        "ttl": None if ttl is None else float(ttl),
+        "max_entries": max_entries,
+        "backend": backend,
+    }
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -69,8 +84,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, Any]
         lowered = raw.lower()
         if option == "responses" or (option == "tools" and lowered in _TRUE | _FALSE):
             if lowered not in _TRUE | _FALSE:
-                raise CacheConfigError("environment", key, f"{raw!r} is not one of "
-                                       "1, 0, true, false, yes, no, on, off")
+                raise CacheConfigError(
+                    "environment", key, f"{raw!r} is not one of 1, 0, true, false, yes, no, on, off"
+                )
             values[option] = lowered in _TRUE
         elif option == "tools":
             values[option] = [item.strip() for item in raw.split(",") if item.strip()]

@@ -97,11 +97,24 @@ class CachePlugin:
 
     name = "cache"
 
-    def __init__(self, *, responses: bool = True, tools: bool | Iterable[str] = False,
-                 ttl: float | None = None, max_entries: int | None = None,
-                 backend: CacheBackend | None = None) -> None:
-        self._configure("CachePlugin", None, responses=responses, tools=tools, ttl=ttl,
-                        max_entries=max_entries, backend=backend)
+    def __init__(
+        self,
+        *,
+        responses: bool = True,
+        tools: bool | Iterable[str] = False,
+        ttl: float | None = None,
+        max_entries: int | None = None,
+        backend: CacheBackend | None = None,
+    ) -> None:
+        self._configure(
+            "CachePlugin",
+            None,
+            responses=responses,
+            tools=tools,
+            ttl=ttl,
+            max_entries=max_entries,
+            backend=backend,
+        )
 
     def _configure(self, source: str, names: Mapping[str, str] | None, **options: Any) -> None:
         checked = validated(source, names, **options)
@@ -109,8 +122,11 @@ class CachePlugin:
         self.tools: bool | frozenset[str] = checked["tools"]
         self.ttl: float | None = checked["ttl"]
         backend = checked["backend"]  # never `or`: an empty MemoryBackend is falsy
-        self.backend: CacheBackend = backend if backend is not None else MemoryBackend(
-            checked["max_entries"] or DEFAULT_MAX_ENTRIES)
+        self.backend: CacheBackend = (
+            backend
+            if backend is not None
+            else MemoryBackend(checked["max_entries"] or DEFAULT_MAX_ENTRIES)
+        )
         self.stats = CacheStats()
         # run id -> {("response", iteration) | ("tool", tool_call_id): pending entry}
         self._pending: dict[str, dict[tuple[str, Any], _Pending]] = {}
@@ -126,8 +142,13 @@ class CachePlugin:
             stacks.append("tool")
             match = None if self.tools is True else sorted(self.tools)
             bus.on("pre_tool_call", self._lookup_tool, match=match, priority=LOOKUP_PRIORITY)
-            bus.on("on_tool_call_result", self._store_tool, match=match, guard=True,
-                   priority=STORE_PRIORITY)
+            bus.on(
+                "on_tool_call_result",
+                self._store_tool,
+                match=match,
+                guard=True,
+                priority=STORE_PRIORITY,
+            )
         bus.on("on_chat_end", self._forget_run)
         bus.use(_Capture(self, tuple(stacks)))
 
@@ -158,8 +179,9 @@ class CachePlugin:
 
     async def _lookup_tool(self, ctx: PreToolCallContext) -> dict[str, Any] | None:
         tool = ctx.tool
-        if tool is None or (self.tools is True and (tool.subagent is not None
-                                                    or tool.handoff is not None)):
+        if tool is None or (
+            self.tools is True and (tool.subagent is not None or tool.handoff is not None)
+        ):
             return None
         key = tool_key(ctx.call.name, ctx.call.arguments)
         entry = await self._get(key, "tool")
@@ -170,8 +192,13 @@ class CachePlugin:
                 self._failed("decode", key, exc)
             else:
                 self.stats.hits += 1
-                log.debug("cache_hit", kind="tool", key=key, run_id=ctx.run_id,
-                          tool_call_id=ctx.tool_call_id)
+                log.debug(
+                    "cache_hit",
+                    kind="tool",
+                    key=key,
+                    run_id=ctx.run_id,
+                    tool_call_id=ctx.tool_call_id,
+                )
                 return {"result": result}
         self.stats.misses += 1
         self._pending.setdefault(ctx.run_id, {})[("tool", ctx.tool_call_id)] = _Pending(key)
@@ -207,7 +234,7 @@ class CachePlugin:
             entry = self.backend.get(key)
             if inspect.isawaitable(entry):
                 entry = await entry
-        except Exception as exc:  # noqa: BLE001 - a cache outage is a miss, never a failed run
+        except Exception as exc:
             self._failed("get", key, exc)
             return None
         return entry if isinstance(entry, str) else None
@@ -219,19 +246,26 @@ class CachePlugin:
             done = self.backend.set(key, entry, self.ttl)
             if inspect.isawaitable(done):
                 await done
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._failed("set", key, exc)
             return
         self.stats.stores += 1
 
     def _failed(self, operation: str, key: str, exc: BaseException) -> None:
         self.stats.errors += 1
-        log.warning("cache_backend_failed", operation=operation, key=key,
-                    backend=repr(self.backend), error=f"{type(exc).__name__}: {exc}")
+        log.warning(
+            "cache_backend_failed",
+            operation=operation,
+            key=key,
+            backend=repr(self.backend),
+            error=f"{type(exc).__name__}: {exc}",
+        )
 
     def __repr__(self) -> str:
-        return (f"CachePlugin(responses={self.responses}, tools={self.tools!r}, "
-                f"ttl={self.ttl!r}, backend={self.backend!r})")
+        return (
+            f"CachePlugin(responses={self.responses}, tools={self.tools!r}, "
+            f"ttl={self.ttl!r}, backend={self.backend!r})"
+        )
 
 
 class EnvCachePlugin(CachePlugin):
@@ -241,8 +275,12 @@ class EnvCachePlugin(CachePlugin):
     ``REDIS_PREFIX``. A bad value raises ``CacheConfigError`` naming the variable."""
 
     def __init__(self) -> None:
-        values: dict[str, Any] = {"responses": True, "tools": False, "ttl": None,
-                                  "max_entries": None}
+        values: dict[str, Any] = {
+            "responses": True,
+            "tools": False,
+            "ttl": None,
+            "max_entries": None,
+        }
         values.update(from_environment())
         names = env_names()
         url = values.pop("redis_url", None)

@@ -19,13 +19,19 @@ class RedisBackend:
     that client is used as is. ``await backend.aclose()`` closes the clients it created.
     """
 
-    def __init__(self, url: str = "redis://127.0.0.1:6379/0", *,
-                 prefix: str = "agenthooks:cache:", client: Any = None) -> None:
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "agenthooks:cache:",
+        client: Any = None,
+    ) -> None:
         try:
             import redis.asyncio as redis_asyncio
         except ImportError:  # pragma: no cover - the test extra installs redis
             raise CacheConfigError(
-                "RedisBackend", "redis",
+                "RedisBackend",
+                "redis",
                 "the redis package is not installed: pip install 'agenthooks-cache[redis]'",
             ) from None
         if not isinstance(prefix, str):
@@ -35,7 +41,8 @@ class RedisBackend:
         self._module = redis_asyncio
         self._client = client
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary())
+            weakref.WeakKeyDictionary()
+        )
         if client is None:
             from redis.connection import parse_url
 
@@ -52,7 +59,8 @@ class RedisBackend:
         client = self._clients.get(loop)
         if client is None:
             client = self._clients[loop] = self._module.Redis.from_url(
-                self.url, decode_responses=True)
+                self.url, decode_responses=True
+            )
         return client
 
     async def get(self, key: str) -> str | None:

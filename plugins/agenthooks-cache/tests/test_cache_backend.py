@@ -81,8 +81,11 @@ async def test_a_custom_async_backend_gets_json_entries() -> None:
     [(key, (entry, ttl))] = backend.data.items()
     assert key.startswith("response:") and ttl == 60.0
     assert json.loads(entry) == {
-        "content": "hi", "tool_calls": [], "finish_reason": "length",
-        "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0, "cost": 0.0}}
+        "content": "hi",
+        "tool_calls": [],
+        "finish_reason": "length",
+        "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0, "cost": 0.0},
+    }
 
 
 class Broken:
@@ -109,9 +112,13 @@ def double(x: int) -> int:
 
 
 def tool_script(runs: int) -> ScriptedProvider:
-    return ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="double", arguments={"x": 4})]),
-        "eight"] * runs)
+    return ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="c1", name="double", arguments={"x": 4})]),
+            "eight",
+        ]
+        * runs
+    )
 
 
 @pytest.mark.parametrize("backend", [Broken(), WriteOnlyBroken()])

@@ -27,24 +27,38 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
-@pytest.mark.parametrize(("options", "key", "problem"), [
-    ({"ttl": -1}, "ttl", "-1 is not a number of seconds > 0 (or None: no expiry)"),
-    ({"ttl": 0}, "ttl", "0 is not a number of seconds > 0 (or None: no expiry)"),
-    ({"ttl": "60"}, "ttl", "'60' is not a number of seconds > 0 (or None: no expiry)"),
-    ({"max_entries": 0}, "max_entries", "0 is not a whole number >= 1"),
-    ({"max_entries": 10.5}, "max_entries", "10.5 is not a whole number >= 1"),
-    ({"max_entries": 10, "backend": MemoryBackend()}, "max_entries",
-     "bounds the in-memory backend only; another backend (Redis) keeps its own bound"),
-    ({"responses": "yes"}, "responses", "'yes' is not True or False"),
-    ({"tools": "search"}, "tools", "'search' is not True, False or a non-empty list of tool names"),
-    ({"tools": []}, "tools", "[] is not True, False or a non-empty list of tool names"),
-    ({"tools": [""]}, "tools", "[''] is not True, False or a non-empty list of tool names"),
-    ({"responses": False, "tools": False}, "responses",
-     "and tools are both off: there is nothing to cache"),
-    ({"backend": {}}, "backend", "{} has no get(key) and set(key, value, ttl)"),
-])
-def test_bad_options_raise_a_typed_error_naming_the_key(options: dict[str, Any], key: str,
-                                                        problem: str) -> None:
+@pytest.mark.parametrize(
+    ("options", "key", "problem"),
+    [
+        ({"ttl": -1}, "ttl", "-1 is not a number of seconds > 0 (or None: no expiry)"),
+        ({"ttl": 0}, "ttl", "0 is not a number of seconds > 0 (or None: no expiry)"),
+        ({"ttl": "60"}, "ttl", "'60' is not a number of seconds > 0 (or None: no expiry)"),
+        ({"max_entries": 0}, "max_entries", "0 is not a whole number >= 1"),
+        ({"max_entries": 10.5}, "max_entries", "10.5 is not a whole number >= 1"),
+        (
+            {"max_entries": 10, "backend": MemoryBackend()},
+            "max_entries",
+            "bounds the in-memory backend only; another backend (Redis) keeps its own bound",
+        ),
+        ({"responses": "yes"}, "responses", "'yes' is not True or False"),
+        (
+            {"tools": "search"},
+            "tools",
+            "'search' is not True, False or a non-empty list of tool names",
+        ),
+        ({"tools": []}, "tools", "[] is not True, False or a non-empty list of tool names"),
+        ({"tools": [""]}, "tools", "[''] is not True, False or a non-empty list of tool names"),
+        (
+            {"responses": False, "tools": False},
+            "responses",
+            "and tools are both off: there is nothing to cache",
+        ),
+        ({"backend": {}}, "backend", "{} has no get(key) and set(key, value, ttl)"),
+    ],
+)
+def test_bad_options_raise_a_typed_error_naming_the_key(
+    options: dict[str, Any], key: str, problem: str
+) -> None:
     with pytest.raises(CacheConfigError) as caught:
         CachePlugin(**options)
     error = caught.value
@@ -58,7 +72,8 @@ def test_a_bad_redis_url_names_the_key() -> None:
         RedisBackend("http://127.0.0.1:6379")
     assert str(caught.value) == (
         "RedisBackend: url: 'http://127.0.0.1:6379': Redis URL must specify one of the "
-        "following schemes (redis://, rediss://, unix://)")
+        "following schemes (redis://, rediss://, unix://)"
+    )
 
 
 def test_the_entry_point_is_installed() -> None:
@@ -69,7 +84,8 @@ def test_the_entry_point_is_installed() -> None:
 
 
 async def test_loaded_by_name_it_is_configured_from_the_environment(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv(ENV + "TTL", "90")
     monkeypatch.setenv(ENV + "MAX_ENTRIES", "7")
     monkeypatch.setenv(ENV + "TOOLS", "search, fetch")
@@ -78,8 +94,11 @@ async def test_loaded_by_name_it_is_configured_from_the_environment(
     [info] = bus.load_plugins(["cache"], strict=True)
     assert (info.name, info.distribution, info.version) == ("cache", "agenthooks-cache", "0.1.0")
     plugin = info.plugin
-    assert (plugin.responses, plugin.tools, plugin.ttl) == (True, frozenset({"search", "fetch"}),
-                                                            90.0)
+    assert (plugin.responses, plugin.tools, plugin.ttl) == (
+        True,
+        frozenset({"search", "fetch"}),
+        90.0,
+    )
     assert isinstance(plugin.backend, MemoryBackend) and plugin.backend.max_entries == 7
     provider = ScriptedProvider(["once"])
     for _ in range(2):
@@ -112,21 +131,32 @@ def test_disabled_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert bus.plugins == {} and bus.listened == frozenset()
 
 
-@pytest.mark.parametrize(("variable", "value", "problem"), [
-    ("TTL", "-5", "-5.0 is not a number of seconds > 0 (or None: no expiry)"),
-    ("TTL", "an hour", "'an hour' is not a number"),
-    ("MAX_ENTRIES", "0", "0 is not a whole number >= 1"),
-    ("MAX_ENTRIES", "lots", "'lots' is not a whole number"),
-    ("RESPONSES", "maybe", "'maybe' is not one of 1, 0, true, false, yes, no, on, off"),
-    ("REDIS_URL", "http://127.0.0.1:6379",
-     ("'http://127.0.0.1:6379': Redis URL must specify one of the following schemes "
-     "(redis://, rediss://, unix://)")),
-])
+@pytest.mark.parametrize(
+    ("variable", "value", "problem"),
+    [
+        ("TTL", "-5", "-5.0 is not a number of seconds > 0 (or None: no expiry)"),
+        ("TTL", "an hour", "'an hour' is not a number"),
+        ("MAX_ENTRIES", "0", "0 is not a whole number >= 1"),
+        ("MAX_ENTRIES", "lots", "'lots' is not a whole number"),
+        ("RESPONSES", "maybe", "'maybe' is not one of 1, 0, true, false, yes, no, on, off"),
+        (
+            "REDIS_URL",
+            "http://127.0.0.1:6379",
+            (
+                "'http://127.0.0.1:6379': Redis URL must specify one of the following schemes "
+                "(redis://, rediss://, unix://)"
+            ),
+        ),
+    ],
+)
 def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
-        monkeypatch: pytest.MonkeyPatch, variable: str, value: str, problem: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, problem: str
+) -> None:
     monkeypatch.setenv(ENV + variable, value)
-    expected = (f"plugin 'cache' (distribution agenthooks-cache) failed: "
-                f"CacheConfigError: environment: {ENV}{variable}: {problem}")
+    expected = (
+        f"plugin 'cache' (distribution agenthooks-cache) failed: "
+        f"CacheConfigError: environment: {ENV}{variable}: {problem}"
+    )
     bus = HookBus(plugins=["cache"])
     assert "cache" not in bus.plugins
     assert bus.listened == frozenset()
@@ -146,4 +176,5 @@ def test_max_entries_with_a_redis_url_names_the_variable(monkeypatch: pytest.Mon
         EnvCachePlugin()
     assert str(caught.value) == (
         "environment: AGENTHOOKS_CACHE_MAX_ENTRIES: bounds the in-memory backend only; "
-        "another backend (Redis) keeps its own bound")
+        "another backend (Redis) keeps its own bound"
+    )

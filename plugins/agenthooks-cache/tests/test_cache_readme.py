@@ -16,7 +16,10 @@ def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     printed = re.search(r"\nPrints[^\n]*:\n\n```\n(.*?)```", text, re.DOTALL)
     assert code is not None and printed is not None
     # the README is this distribution's own file: running it is the point of the test
-    exec(compile(code.group(1), str(README), "exec"), {"__name__": "__main__"})  # noqa: S102
-    out = [line for line in capsys.readouterr().out.splitlines(keepends=True)
-           if "cache_hit" not in line]  # structlog's default configuration prints to stdout
+    exec(compile(code.group(1), str(README), "exec"), {"__name__": "__main__"})
+    out = [
+        line
+        for line in capsys.readouterr().out.splitlines(keepends=True)
+        if "cache_hit" not in line
+    ]  # structlog's default configuration prints to stdout
     assert "".join(out) == printed.group(1)

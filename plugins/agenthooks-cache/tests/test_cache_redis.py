@@ -43,9 +43,12 @@ def weather(city: str) -> dict[str, str]:
 
 
 def script() -> list[ProviderResponse | str]:
-    return [ProviderResponse(tool_calls=[ToolCall(id="c1", name="weather",
-                                                  arguments={"city": "Oslo"})]),
-            "Clear skies in Oslo."]
+    return [
+        ProviderResponse(
+            tool_calls=[ToolCall(id="c1", name="weather", arguments={"city": "Oslo"})]
+        ),
+        "Clear skies in Oslo.",
+    ]
 
 
 async def test_entries_live_in_redis_with_their_ttl(prefix: str, server: redis.Redis) -> None:
@@ -55,7 +58,7 @@ async def test_entries_live_in_redis_with_their_ttl(prefix: str, server: redis.R
     provider = ScriptedProvider(script())
     await Agent("w", provider=provider, tools=[weather], bus=bus).chat("Oslo?")
     keys = sorted(server.scan_iter(match=prefix + "*"))
-    assert [k[len(prefix):].split(":")[0] for k in keys] == ["response", "response", "tool"]
+    assert [k[len(prefix) :].split(":")[0] for k in keys] == ["response", "response", "tool"]
     for key in keys:
         assert 0 < server.pttl(key) <= 120_000
     [tool_entry] = [k for k in keys if ":tool:" in k]
@@ -128,7 +131,8 @@ def test_one_backend_serves_several_event_loops(prefix: str) -> None:
 
 
 async def test_the_entry_point_uses_redis_when_given_a_url(
-        prefix: str, monkeypatch: pytest.MonkeyPatch, server: redis.Redis) -> None:
+    prefix: str, monkeypatch: pytest.MonkeyPatch, server: redis.Redis
+) -> None:
     monkeypatch.setenv("AGENTHOOKS_CACHE_REDIS_URL", URL)
     monkeypatch.setenv("AGENTHOOKS_CACHE_REDIS_PREFIX", prefix)
     monkeypatch.setenv("AGENTHOOKS_CACHE_TTL", "30")

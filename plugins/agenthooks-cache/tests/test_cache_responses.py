@@ -22,8 +22,9 @@ from agenthooks import (
 
 
 def answer(text: str, tokens: int = 12) -> ProviderResponse:
-    return ProviderResponse(content=text, usage=Usage(input_tokens=tokens - 2, output_tokens=2,
-                                                      total_tokens=tokens))
+    return ProviderResponse(
+        content=text, usage=Usage(input_tokens=tokens - 2, output_tokens=2, total_tokens=tokens)
+    )
 
 
 def cached_bus(**options: Any) -> tuple[HookBus, CachePlugin]:
@@ -45,7 +46,9 @@ async def test_the_second_identical_run_never_calls_the_provider() -> None:
     assert second.iterations == 1  # a cache hit is a turn
     assert (first.usage.total_tokens, second.usage.total_tokens) == (12, 0)
     assert [r.raw for r in responses] == [
-        None, {"cached": True, "key": response_key(provider.requests[0], provider)}]
+        None,
+        {"cached": True, "key": response_key(provider.requests[0], provider)},
+    ]
     assert (plugin.stats.hits, plugin.stats.misses, plugin.stats.stores) == (1, 1, 1)
 
 
@@ -61,17 +64,29 @@ async def test_a_different_request_is_a_miss() -> None:
 
 
 def test_every_field_of_the_request_is_part_of_the_key() -> None:
-    base = ProviderRequest(model="m", system="s", messages=[ChatMessage(role="user", content="hi")],
-                           tools=[{"name": "t"}], tool_choice="auto", temperature=0.2,
-                           reasoning_effort="low")
+    base = ProviderRequest(
+        model="m",
+        system="s",
+        messages=[ChatMessage(role="user", content="hi")],
+        tools=[{"name": "t"}],
+        tool_choice="auto",
+        temperature=0.2,
+        reasoning_effort="low",
+    )
     provider = ScriptedProvider(["x"])
     key = response_key(base, provider)
     assert key == response_key(base.model_copy(), provider)
     assert key.startswith("response:") and len(key) == len("response:") + 64
     changes: list[dict[str, Any]] = [
-        {"model": "m2"}, {"system": "s2"}, {"messages": []}, {"tools": []},
-        {"tool_choice": "none"}, {"temperature": 0.3}, {"reasoning_effort": "high"},
-        {"messages": [ChatMessage(role="user", content="hi!")]}]
+        {"model": "m2"},
+        {"system": "s2"},
+        {"messages": []},
+        {"tools": []},
+        {"tool_choice": "none"},
+        {"temperature": 0.3},
+        {"reasoning_effort": "high"},
+        {"messages": [ChatMessage(role="user", content="hi!")]},
+    ]
     keys = {response_key(base.model_copy(update=change), provider) for change in changes}
     assert len(keys) == len(changes) and key not in keys
     assert response_key(base, ScriptedProvider(["x"], name="other")) != key
@@ -92,13 +107,19 @@ async def test_a_cached_response_streams_as_one_chunk() -> None:
 
 async def test_failed_and_recovered_calls_are_never_stored() -> None:
     bus, plugin = cached_bus()
-    provider = ScriptedProvider([ProviderHTTPError("HTTP 503: busy", status=503),
-                                 ProviderHTTPError("HTTP 503: busy", status=503), "real answer",
-                                 "unused"])
+    provider = ScriptedProvider(
+        [
+            ProviderHTTPError("HTTP 503: busy", status=503),
+            ProviderHTTPError("HTTP 503: busy", status=503),
+            "real answer",
+            "unused",
+        ]
+    )
     with pytest.raises(ProviderHTTPError):
         await Agent("a", provider=provider, bus=bus).chat("q")
-    recover = bus.on("on_model_error", lambda ctx: {"response": ProviderResponse(
-        content="stand-in")})
+    recover = bus.on(
+        "on_model_error", lambda ctx: {"response": ProviderResponse(content="stand-in")}
+    )
     assert (await Agent("a", provider=provider, bus=bus).chat("q")).content == "stand-in"
     recover()
     assert (await Agent("a", provider=provider, bus=bus).chat("q")).content == "real answer"
@@ -115,8 +136,11 @@ async def test_a_denied_response_is_not_stored() -> None:
     denied = await Agent("a", provider=provider, bus=bus).chat("q")
     assert (denied.content, denied.finish_reason) == ("withheld", "denied")
     deny()
-    guard = bus.on("on_response", lambda ctx: Deny("policy") if "secret" in (
-        ctx.response.content or "") else None, guard=True)
+    guard = bus.on(
+        "on_response",
+        lambda ctx: Deny("policy") if "secret" in (ctx.response.content or "") else None,
+        guard=True,
+    )
     assert (await Agent("a", provider=provider, bus=bus).chat("q")).content == "clean answer"
     guard()
     assert (await Agent("a", provider=provider, bus=bus).chat("q")).content == "clean answer"
@@ -126,8 +150,14 @@ async def test_a_denied_response_is_not_stored() -> None:
 
 async def test_what_is_stored_is_what_the_provider_returned() -> None:
     bus, _ = cached_bus()
-    bus.on("on_response", lambda ctx: {"response": ctx.response.model_copy(
-        update={"content": f"{ctx.response.content} [checked]"})})
+    bus.on(
+        "on_response",
+        lambda ctx: {
+            "response": ctx.response.model_copy(
+                update={"content": f"{ctx.response.content} [checked]"}
+            )
+        },
+    )
     provider = ScriptedProvider(["hello"])
     first = await Agent("a", provider=provider, bus=bus).chat("q")
     second = await Agent("a", provider=provider, bus=bus).chat("q")
@@ -181,9 +211,14 @@ async def test_every_turn_of_a_tool_using_run_is_cached() -> None:
         return "sunny"
 
     bus, _ = cached_bus()
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="lookup", arguments={"city": "Oslo"})]),
-        "Sunny in Oslo."])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="lookup", arguments={"city": "Oslo"})]
+            ),
+            "Sunny in Oslo.",
+        ]
+    )
     for _ in range(2):
         response = await Agent("w", provider=provider, tools=[lookup], bus=bus).chat("Oslo?")
         assert (response.content, response.iterations) == ("Sunny in Oslo.", 2)

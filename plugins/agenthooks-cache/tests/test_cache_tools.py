@@ -51,27 +51,36 @@ def calls_then_answer(*calls: tuple[str, dict[str, Any]], runs: int = 2) -> Scri
     """A script making the same tool calls in each of ``runs`` runs."""
     script: list[Any] = []
     for _ in range(runs):
-        script.append(ProviderResponse(tool_calls=[
-            ToolCall(id=f"call_{i}", name=name, arguments=args)
-            for i, (name, args) in enumerate(calls)]))
+        script.append(
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id=f"call_{i}", name=name, arguments=args)
+                    for i, (name, args) in enumerate(calls)
+                ]
+            )
+        )
         script.append("done")
     return ScriptedProvider(script)
 
 
 def tool_messages(provider: ScriptedProvider) -> list[list[tuple[str | None, bool]]]:
     """Per request that follows tool calls: the tool messages the model read."""
-    return [[(m.content, m.is_error) for m in r.messages if m.role == "tool"]
-            for r in provider.requests[1::2]]
+    return [
+        [(m.content, m.is_error) for m in r.messages if m.role == "tool"]
+        for r in provider.requests[1::2]
+    ]
 
 
-async def run_twice(plugin: CachePlugin, tools: Counter, provider: ScriptedProvider,
-                    bus: HookBus | None = None) -> list[Any]:
+async def run_twice(
+    plugin: CachePlugin, tools: Counter, provider: ScriptedProvider, bus: HookBus | None = None
+) -> list[Any]:
     bus = bus or HookBus()
     bus.use(plugin)
     ends: list[Any] = []
     for _ in range(2):
-        agent = Agent("shop", provider=provider, bus=bus,
-                      tools=[tools.price, tools.clock, tools.fragile])
+        agent = Agent(
+            "shop", provider=provider, bus=bus, tools=[tools.price, tools.clock, tools.fragile]
+        )
         async for item in agent.chat_stream("price of tea?"):
             if isinstance(item, (ToolCallEnd, FinalResponse)):
                 ends.append(item)
@@ -94,11 +103,18 @@ async def test_the_second_identical_call_never_runs_the_tool() -> None:
 
 async def test_the_key_is_the_tool_name_and_its_arguments() -> None:
     tools = Counter()
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="a", name="price", arguments={"item": "tea"}),
-                                     ToolCall(id="b", name="price", arguments={"item": "cake"}),
-                                     ToolCall(id="c", name="price", arguments={"item": "tea"})]),
-        "done"])
+    provider = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id="a", name="price", arguments={"item": "tea"}),
+                    ToolCall(id="b", name="price", arguments={"item": "cake"}),
+                    ToolCall(id="c", name="price", arguments={"item": "tea"}),
+                ]
+            ),
+            "done",
+        ]
+    )
     bus = HookBus()
     bus.use(CachePlugin(responses=False, tools=True))
     await Agent("shop", provider=provider, bus=bus, tools=[tools.price]).chat("prices")
@@ -142,8 +158,11 @@ async def test_a_denied_result_is_not_stored() -> None:
     guard()
     await Agent("shop", provider=provider, bus=bus, tools=[tools.price]).chat("tea?")
     assert tools.runs == [("price", "tea")] * 3
-    assert tool_messages(provider) == [[("prices are secret", True)], [("still secret", True)],
-                                       [('{"item": "tea", "eur": 3.5}', False)]]
+    assert tool_messages(provider) == [
+        [("prices are secret", True)],
+        [("still secret", True)],
+        [('{"item": "tea", "eur": 3.5}', False)],
+    ]
 
 
 async def test_a_pre_tool_call_deny_runs_and_stores_nothing() -> None:
@@ -154,8 +173,10 @@ async def test_a_pre_tool_call_deny_runs_and_stores_nothing() -> None:
     plugin = CachePlugin(responses=False, tools=True)
     await run_twice(plugin, tools, provider, bus)
     assert tools.runs == [("price", "tea")]  # the denied first call never ran
-    assert tool_messages(provider) == [[("not now", True)],
-                                       [('{"item": "tea", "eur": 3.5}', False)]]
+    assert tool_messages(provider) == [
+        [("not now", True)],
+        [('{"item": "tea", "eur": 3.5}', False)],
+    ]
     assert plugin.stats.stores == 1
 
 
@@ -166,12 +187,17 @@ async def test_errors_and_recoveries_are_not_stored() -> None:
     plugin = CachePlugin(responses=False, tools=True)
     bus.use(plugin)
     for recovered in (False, True, False):
-        with bus.connected("on_tool_call_error",
-                           lambda ctx, r=recovered: {"result": "oat milk instead"} if r else None):
+        with bus.connected(
+            "on_tool_call_error",
+            lambda ctx, r=recovered: {"result": "oat milk instead"} if r else None,
+        ):
             await Agent("shop", provider=provider, bus=bus, tools=[tools.fragile]).chat("milk?")
     assert tools.runs == [("fragile", "milk")] * 3
-    assert tool_messages(provider) == [[("no milk", True)], [("oat milk instead", False)],
-                                       [("no milk", True)]]
+    assert tool_messages(provider) == [
+        [("no milk", True)],
+        [("oat milk instead", False)],
+        [("no milk", True)],
+    ]
     assert plugin.stats.stores == 0
     assert plugin._pending == {}
 
@@ -205,16 +231,26 @@ async def test_a_non_json_result_is_replayed_as_the_text_the_model_read() -> Non
     assert runs == ["tea", "tea"]
     first, second = tool_messages(provider)
     assert first == second == [('{"item":"tea","eur":2.0}', False), ('["tea", 4]', False)]
-    assert seen == [Quote(item="tea", eur=2.0), ("tea", 4), '{"item":"tea","eur":2.0}',
-                    '["tea", 4]']
+    assert seen == [
+        Quote(item="tea", eur=2.0),
+        ("tea", 4),
+        '{"item":"tea","eur":2.0}',
+        '["tea", 4]',
+    ]
 
 
 async def test_sub_agents_are_left_out_unless_named() -> None:
     async def orchestrate(tools: Any) -> list[str]:
         helper = Agent("helper", "Help.", provider=ScriptedProvider(["help 1", "help 2"]))
-        provider = ScriptedProvider([
-            ProviderResponse(tool_calls=[ToolCall(id="c", name="helper",
-                                                  arguments={"task": "assist"})]), "done"] * 2)
+        provider = ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="c", name="helper", arguments={"task": "assist"})]
+                ),
+                "done",
+            ]
+            * 2
+        )
         bus = HookBus()
         bus.use(CachePlugin(responses=False, tools=tools))
         for _ in range(2):

@@ -85,13 +85,31 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the core, the guard and the broken fixture plugin installed."""
     where = tmp_path_factory.mktemp("guard-venv")
     env = clean_env()
-    subprocess.run([sys.executable, "-m", "venv", str(where / "venv")], check=True, env=env,
-                   timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "venv", str(where / "venv")], check=True, env=env, timeout=300
+    )
     python = where / "venv" / "bin" / "python"
     install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-         "-e", str(ROOT), "-e", str(GUARD_DIR), "-e", str(BROKEN_DIR)],
-        env=env, capture_output=True, text=True, check=False, timeout=900)
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "-q",
+            "-e",
+            str(ROOT),
+            "-e",
+            str(GUARD_DIR),
+            "-e",
+            str(BROKEN_DIR),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
     assert install.returncode == 0, install.stderr
     (where / "policy.toml").write_text(POLICY)
     (where / "script.py").write_text(SCRIPT)
@@ -100,18 +118,27 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment minus anything that could leak the shared venv in."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")
-           and not k.startswith("AGENTHOOKS_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONSTARTUP")
+        and not k.startswith("AGENTHOOKS_")
+    }
     env["PYTHONNOUSERSITE"] = "1"
     env.update(extra)
     return env
 
 
 def run(venv: Path, mode: str, **env: str) -> dict[str, Any]:
-    done = subprocess.run([str(venv / "venv" / "bin" / "python"), str(venv / "script.py"), mode],
-                          env=clean_env(**env), capture_output=True, text=True, check=False,
-                          timeout=120, cwd=venv)
+    done = subprocess.run(
+        [str(venv / "venv" / "bin" / "python"), str(venv / "script.py"), mode],
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        cwd=venv,
+    )
     assert done.returncode == 0, done.stderr
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     assert Path(out.pop("prefix")) == venv / "venv"
@@ -131,28 +158,45 @@ def test_installing_the_guard_and_naming_a_policy_denies_the_tool(venv: Path) ->
         "plugins": {"guard": ["agenthooks-guard", "0.1.0"]},
         # the plugin that failed to import is reported and did not stop the guard
         "errors": [BROKEN_ERROR],
-        "tool_message": {"role": "tool", "is_error": True,
-                         "content": "Deleting files is not allowed by the site policy."},
+        "tool_message": {
+            "role": "tool",
+            "is_error": True,
+            "content": "Deleting files is not allowed by the site policy.",
+        },
         "ran": [],
         "answer": "done",
     }
 
 
 def test_disabling_the_guard_by_env_lets_the_tool_run(venv: Path) -> None:
-    out = run(venv, "run", AGENTHOOKS_GUARD_POLICY=str(venv / "policy.toml"),
-              AGENTHOOKS_DISABLE_PLUGINS="guard")
+    out = run(
+        venv,
+        "run",
+        AGENTHOOKS_GUARD_POLICY=str(venv / "policy.toml"),
+        AGENTHOOKS_DISABLE_PLUGINS="guard",
+    )
     assert out["plugins"] == {}
     assert out["errors"] == [BROKEN_ERROR]
-    assert out["tool_message"] == {"role": "tool", "content": "deleted /etc/passwd",
-                                   "is_error": False}
+    assert out["tool_message"] == {
+        "role": "tool",
+        "content": "deleted /etc/passwd",
+        "is_error": False,
+    }
     assert out["ran"] == ["/etc/passwd"]
 
 
 def test_disabling_the_broken_plugin_leaves_no_errors(venv: Path) -> None:
-    out = run(venv, "run", AGENTHOOKS_GUARD_POLICY=str(venv / "policy.toml"),
-              AGENTHOOKS_DISABLE_PLUGINS="broken")
+    out = run(
+        venv,
+        "run",
+        AGENTHOOKS_GUARD_POLICY=str(venv / "policy.toml"),
+        AGENTHOOKS_DISABLE_PLUGINS="broken",
+    )
     assert (out["plugins"], out["errors"], out["ran"]) == (
-        {"guard": ["agenthooks-guard", "0.1.0"]}, [], [])
+        {"guard": ["agenthooks-guard", "0.1.0"]},
+        [],
+        [],
+    )
 
 
 def test_strict_loading_raises_the_plugin_error(venv: Path) -> None:

@@ -31,80 +31,159 @@ def error_of(text: str) -> str:
     return str(info.value)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('default = "alow"', "policy.toml: default: 'alow' is not one of allow, deny, ask"),
-    ('[[rules]]\naction = "deny"\n[[rules]]\naction = "deny"\n[[rules]]\naction = "alow"\n',
-     "policy.toml: rules[2].action: 'alow' is not one of allow, deny, ask"),
-    ('[[rules]]\ntool = "x"\n',
-     "policy.toml: rules[0].action: missing; give one of allow, deny, ask"),
-    ('[[rules]]\ntool = "x"\nacton = "deny"\n',
-     "policy.toml: rules[0].acton: unknown key; did you mean 'action'?"),
-    ('defualt = "deny"', "policy.toml: defualt: unknown key; did you mean 'default'?"),
-    ('[rules]\naction = "deny"\n',
-     "policy.toml: rules: expected a list (an array of tables), got dict {'action': 'deny'}"),
-    ('[[rules]]\naction = 1\n',
-     "policy.toml: rules[0].action: int 1 is not one of allow, deny, ask"),
-    ('[[rules]]\naction = "deny"\ntool = 3\n',
-     ('policy.toml: rules[0].tool: expected a tool name, a regex, {regex = "..."} or a non-empty '
-     "list of those, got int 3")),
-    ('[[rules]]\naction = "deny"\ntool = ["a", 3]\n',
-     "policy.toml: rules[0].tool[1]: expected a tool name or a regex, got int 3"),
-    ('[[rules]]\naction = "deny"\ntool = { regex = "(" }\n',
-     ("policy.toml: rules[0].tool.regex: invalid regular expression '(': missing ), "
-     "unterminated subpattern at position 0")),
-    ('[[rules]]\naction = "deny"\ntool = { regx = "a" }\n',
-     "policy.toml: rules[0].tool.regx: unknown key; did you mean 'regex'?"),
-    ('[[rules]]\naction = "deny"\nargs.path.startswit = "/etc/"\n',
-     ("policy.toml: rules[0].args.path.startswit: unknown operator; did you mean 'startswith'? "
-     "(to test a nested argument of that name write rules[0].args.path.startswit.equals = ...)")),
-    ('[[rules]]\naction = "deny"\nargs.path = { startswith = "/", endwith = "x" }\n',
-     "policy.toml: rules[0].args.path.endwith: unknown operator; did you mean 'endswith'?"),
-    ('[[rules]]\naction = "deny"\nargs.amount.gt = "100"\n',
-     "policy.toml: rules[0].args.amount.gt: expected a number, got str '100'"),
-    ('[[rules]]\naction = "deny"\nargs.mode.in = "w"\n',
-     "policy.toml: rules[0].args.mode.in: expected a list, got str 'w'"),
-    ('[[rules]]\naction = "deny"\nargs.path.matches = "["\n',
-     ("policy.toml: rules[0].args.path.matches: invalid regular expression '[': unterminated "
-     "character set at position 0")),
-    ('[[rules]]\naction = "ask"\ntimeout = 0\n',
-     "policy.toml: rules[0].timeout: expected a positive number of seconds, got int 0"),
-    ('ask_timeout = "soon"',
-     "policy.toml: ask_timeout: expected a positive number of seconds, got str 'soon'"),
-    ('approver = "nocolon"',
-     "policy.toml: approver: expected 'module:function', got str 'nocolon'"),
-    ('approver = "json:dumps.__name__"',
-     "policy.toml: approver: 'json:dumps.__name__' is str 'dumps', not a callable"),
-    ('[input]\nmax_length = "long"\n',
-     "policy.toml: input.max_length: expected a positive integer, got str 'long'"),
-    ('[input]\ndeny_patterns = ["ok", "("]\n',
-     ("policy.toml: input.deny_patterns[1]: invalid regular expression '(': missing ), "
-     "unterminated subpattern at position 0")),
-    ('[input]\ndeny_patterns = [{ pattern = "x", why = "y" }]\n',
-     "policy.toml: input.deny_patterns[0].why: unknown key; known keys: pattern, reason"),
-    ('[redact]\npatterns = ["emial"]\n',
-     ("policy.toml: redact.patterns[0]: 'emial' is not a built-in pattern (api_key, email, card, "
-     "phone); add your own under [[redact.custom]]")),
-    ('[redact]\ntargets = ["tool_result"]\n',
-     ("policy.toml: redact.targets[0]: 'tool_result' is not one of tool_results, requests, "
-     "responses")),
-    ('[redact]\nreplacement = "[{kind}]"\n',
-     ("policy.toml: redact.replacement: '[{kind}]' is not a valid replacement: KeyError: 'kind'; "
-     "use {name} for the pattern's name, e.g. '[REDACTED:{name}]'")),
-    ('[[redact.custom]]\nname = "ssn"\n',
-     "policy.toml: redact.custom[0].regex: expected a string, got NoneType None"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('default = "alow"', "policy.toml: default: 'alow' is not one of allow, deny, ask"),
+        (
+            '[[rules]]\naction = "deny"\n[[rules]]\naction = "deny"\n[[rules]]\naction = "alow"\n',
+            "policy.toml: rules[2].action: 'alow' is not one of allow, deny, ask",
+        ),
+        (
+            '[[rules]]\ntool = "x"\n',
+            "policy.toml: rules[0].action: missing; give one of allow, deny, ask",
+        ),
+        (
+            '[[rules]]\ntool = "x"\nacton = "deny"\n',
+            "policy.toml: rules[0].acton: unknown key; did you mean 'action'?",
+        ),
+        ('defualt = "deny"', "policy.toml: defualt: unknown key; did you mean 'default'?"),
+        (
+            '[rules]\naction = "deny"\n',
+            "policy.toml: rules: expected a list (an array of tables), got dict {'action': 'deny'}",
+        ),
+        (
+            "[[rules]]\naction = 1\n",
+            "policy.toml: rules[0].action: int 1 is not one of allow, deny, ask",
+        ),
+        (
+            '[[rules]]\naction = "deny"\ntool = 3\n',
+            (
+                'policy.toml: rules[0].tool: expected a tool name, a regex, {regex = "..."} or a non-empty '
+                "list of those, got int 3"
+            ),
+        ),
+        (
+            '[[rules]]\naction = "deny"\ntool = ["a", 3]\n',
+            "policy.toml: rules[0].tool[1]: expected a tool name or a regex, got int 3",
+        ),
+        (
+            '[[rules]]\naction = "deny"\ntool = { regex = "(" }\n',
+            (
+                "policy.toml: rules[0].tool.regex: invalid regular expression '(': missing ), "
+                "unterminated subpattern at position 0"
+            ),
+        ),
+        (
+            '[[rules]]\naction = "deny"\ntool = { regx = "a" }\n',
+            "policy.toml: rules[0].tool.regx: unknown key; did you mean 'regex'?",
+        ),
+        (
+            '[[rules]]\naction = "deny"\nargs.path.startswit = "/etc/"\n',
+            (
+                "policy.toml: rules[0].args.path.startswit: unknown operator; did you mean 'startswith'? "
+                "(to test a nested argument of that name write rules[0].args.path.startswit.equals = ...)"
+            ),
+        ),
+        (
+            '[[rules]]\naction = "deny"\nargs.path = { startswith = "/", endwith = "x" }\n',
+            "policy.toml: rules[0].args.path.endwith: unknown operator; did you mean 'endswith'?",
+        ),
+        (
+            '[[rules]]\naction = "deny"\nargs.amount.gt = "100"\n',
+            "policy.toml: rules[0].args.amount.gt: expected a number, got str '100'",
+        ),
+        (
+            '[[rules]]\naction = "deny"\nargs.mode.in = "w"\n',
+            "policy.toml: rules[0].args.mode.in: expected a list, got str 'w'",
+        ),
+        (
+            '[[rules]]\naction = "deny"\nargs.path.matches = "["\n',
+            (
+                "policy.toml: rules[0].args.path.matches: invalid regular expression '[': unterminated "
+                "character set at position 0"
+            ),
+        ),
+        (
+            '[[rules]]\naction = "ask"\ntimeout = 0\n',
+            "policy.toml: rules[0].timeout: expected a positive number of seconds, got int 0",
+        ),
+        (
+            'ask_timeout = "soon"',
+            "policy.toml: ask_timeout: expected a positive number of seconds, got str 'soon'",
+        ),
+        (
+            'approver = "nocolon"',
+            "policy.toml: approver: expected 'module:function', got str 'nocolon'",
+        ),
+        (
+            'approver = "json:dumps.__name__"',
+            "policy.toml: approver: 'json:dumps.__name__' is str 'dumps', not a callable",
+        ),
+        (
+            '[input]\nmax_length = "long"\n',
+            "policy.toml: input.max_length: expected a positive integer, got str 'long'",
+        ),
+        (
+            '[input]\ndeny_patterns = ["ok", "("]\n',
+            (
+                "policy.toml: input.deny_patterns[1]: invalid regular expression '(': missing ), "
+                "unterminated subpattern at position 0"
+            ),
+        ),
+        (
+            '[input]\ndeny_patterns = [{ pattern = "x", why = "y" }]\n',
+            "policy.toml: input.deny_patterns[0].why: unknown key; known keys: pattern, reason",
+        ),
+        (
+            '[redact]\npatterns = ["emial"]\n',
+            (
+                "policy.toml: redact.patterns[0]: 'emial' is not a built-in pattern (api_key, email, card, "
+                "phone); add your own under [[redact.custom]]"
+            ),
+        ),
+        (
+            '[redact]\ntargets = ["tool_result"]\n',
+            (
+                "policy.toml: redact.targets[0]: 'tool_result' is not one of tool_results, requests, "
+                "responses"
+            ),
+        ),
+        (
+            '[redact]\nreplacement = "[{kind}]"\n',
+            (
+                "policy.toml: redact.replacement: '[{kind}]' is not a valid replacement: KeyError: 'kind'; "
+                "use {name} for the pattern's name, e.g. '[REDACTED:{name}]'"
+            ),
+        ),
+        (
+            '[[redact.custom]]\nname = "ssn"\n',
+            "policy.toml: redact.custom[0].regex: expected a string, got NoneType None",
+        ),
+    ],
+)
 def test_bad_config_names_the_file_and_the_key(text: str, message: str) -> None:
     assert error_of(text) == message
 
 
-@pytest.mark.parametrize(("text", "message", "line"), [
-    ('default = "allow"\n[[rules]]\ntool = "x"\naction = deny\n',
-     "policy.toml:4:10: invalid TOML: Invalid value", 4),
-    ('default = "allow"\nreason = "unterminated', ("policy.toml:2: invalid TOML: Unterminated "
-     "string at the end of the document"), 2),
-])
-def test_a_toml_syntax_error_names_the_file_and_the_line(text: str, message: str,
-                                                         line: int) -> None:
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        (
+            'default = "allow"\n[[rules]]\ntool = "x"\naction = deny\n',
+            "policy.toml:4:10: invalid TOML: Invalid value",
+            4,
+        ),
+        (
+            'default = "allow"\nreason = "unterminated',
+            ("policy.toml:2: invalid TOML: Unterminated string at the end of the document"),
+            2,
+        ),
+    ],
+)
+def test_a_toml_syntax_error_names_the_file_and_the_line(
+    text: str, message: str, line: int
+) -> None:
     with pytest.raises(GuardConfigError) as info:
         parse_policy(text, source="policy.toml")
     assert (str(info.value), info.value.line) == (message, line)
@@ -126,7 +205,8 @@ def test_code_built_rules_raise_the_same_typed_errors() -> None:
     with pytest.raises(GuardConfigError) as info:
         Rule("w", "deny", name="w-rule", args={"path": {"startswith": 3}})
     assert str(info.value) == (
-        "Rule('w-rule').args.path.startswith: expected a string or a list of strings, got int 3")
+        "Rule('w-rule').args.path.startswith: expected a string or a list of strings, got int 3"
+    )
     with pytest.raises(GuardConfigError) as info:
         Policy(default="maybe")  # type: ignore[arg-type]
     assert str(info.value) == "default: 'maybe' is not one of allow, deny, ask"
@@ -136,7 +216,8 @@ def test_code_built_rules_raise_the_same_typed_errors() -> None:
 
 
 def test_a_full_policy_parses_into_rules_input_and_redaction() -> None:
-    policy = parse_policy('''
+    policy = parse_policy(
+        """
 default = "ask"
 ask_timeout = 12.5
 
@@ -164,7 +245,9 @@ replacement = "<{name}>"
 [[redact.custom]]
 name = "ssn"
 regex = '\\b\\d{3}-\\d{2}-\\d{4}\\b'
-''', source="policy.toml")
+""",
+        source="policy.toml",
+    )
     assert (policy.default, policy.ask_timeout, len(policy.rules)) == ("ask", 12.5, 2)
     assert policy.decide(call("read_file", path="/x")) == (policy.rules[0], "allow")
     assert policy.decide(call("list_dir"))[1] == "allow"
@@ -172,7 +255,9 @@ regex = '\\b\\d{3}-\\d{2}-\\d{4}\\b'
     assert policy.decide(call("write_file", path="/etc/x", mode="a")) == (None, "ask")
     assert policy.decide(call("write_file", path="/home/x", mode="w")) == (None, "ask")
     assert [str(c) for c in policy.rules[1].conditions] == [
-        "args.path startswith ('/etc/', '/usr/')", "args.mode equals 'w'"]
+        "args.path startswith ('/etc/', '/usr/')",
+        "args.mode equals 'w'",
+    ]
     assert policy.input is not None
     assert policy.input.check("a JailBreak") == "message denied by input policy"
     assert policy.input.check("my secret") == "no secrets"
@@ -221,7 +306,8 @@ def test_a_numeric_condition_on_a_non_number_raises_an_evaluation_error() -> Non
         rule.matches(call("t", amount=[1]))
     assert str(info.value) == (
         "policy condition args.amount gt 5.0 cannot be checked: args.amount is list [1], "
-        "not a number")
+        "not a number"
+    )
 
 
 def test_tool_matchers_exact_regex_and_lists() -> None:

@@ -12,8 +12,9 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 def example() -> tuple[str, str]:
     """The first python block of the README and the text block right after it."""
-    found = re.search(r"```python\n(.*?)```\s*\n(?:[^`\n]*\n)*?```text\n(.*?)```",
-                      README.read_text(), re.DOTALL)
+    found = re.search(
+        r"```python\n(.*?)```\s*\n(?:[^`\n]*\n)*?```text\n(.*?)```", README.read_text(), re.DOTALL
+    )
     assert found is not None, "README.md has no ```python example followed by ```text output"
     return found.group(1), found.group(2)
 
@@ -22,8 +23,14 @@ def test_the_readme_example_prints_its_documented_output(tmp_path: Path) -> None
     code, expected = example()
     script = tmp_path / "readme_example.py"
     script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          check=False, timeout=60, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == expected
 

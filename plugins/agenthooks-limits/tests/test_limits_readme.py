@@ -14,8 +14,9 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 def example() -> tuple[str, str]:
     """The first python block of the README and the text block right after it."""
-    found = re.search(r"```python\n(.*?)```\s*\n(?:[^`\n]*\n)*?```text\n(.*?)```",
-                      README.read_text(), re.DOTALL)
+    found = re.search(
+        r"```python\n(.*?)```\s*\n(?:[^`\n]*\n)*?```text\n(.*?)```", README.read_text(), re.DOTALL
+    )
     assert found is not None, "README.md has no ```python example followed by ```text output"
     return found.group(1), found.group(2)
 
@@ -24,8 +25,14 @@ def test_the_readme_example_prints_its_documented_output(tmp_path: Path) -> None
     code, expected = example()
     script = tmp_path / "readme_limits_example.py"
     script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          check=False, timeout=60, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == expected
     # the warnings the README mentions went to stderr, in this order
@@ -42,14 +49,17 @@ def test_the_readme_toml_block_is_a_valid_configuration() -> None:
     assert limits.max_calls_per_tool["search"].limit == 5
 
 
-@pytest.mark.parametrize("text", [
-    "turn limit: 5 of 5 turns used",
-    "token limit: 120000 of 100000 tokens used",
-    "cost limit: $0.56 of $0.5 spent",
-    "tool call limit: 30 of 30 tool calls used",
-    'tool call limit for "search": 5 of 5 calls used',
-    'rate limit for "search": 10 calls in the last 60 seconds, the limit is 10',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn limit: 5 of 5 turns used",
+        "token limit: 120000 of 100000 tokens used",
+        "cost limit: $0.56 of $0.5 spent",
+        "tool call limit: 30 of 30 tool calls used",
+        'tool call limit for "search": 5 of 5 calls used',
+        'rate limit for "search": 10 calls in the last 60 seconds, the limit is 10',
+    ],
+)
 def test_the_documented_reason_texts_are_the_real_ones(text: str) -> None:
     from agenthooks_limits import Breach, Step
 

@@ -57,14 +57,16 @@ def dumps(value: Any) -> str:
 
 def _parts(message: ChatMessage) -> list[dict[str, Any]]:
     if message.role == "tool":
-        return [{"type": "tool_call_response", "id": message.tool_call_id,
-                 "response": message.content}]
+        return [
+            {"type": "tool_call_response", "id": message.tool_call_id, "response": message.content}
+        ]
     parts: list[dict[str, Any]] = []
     if message.content:
         parts.append({"type": "text", "content": message.content})
     for call in message.tool_calls:
-        parts.append({"type": "tool_call", "id": call.id, "name": call.name,
-                      "arguments": call.arguments})
+        parts.append(
+            {"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments}
+        )
     return parts
 
 
@@ -75,16 +77,20 @@ def input_messages(messages: list[ChatMessage]) -> str:
 
 def output_messages(response: ProviderResponse) -> str:
     """``gen_ai.output.messages`` of a model call."""
-    message = ChatMessage(role="assistant", content=response.content,
-                          tool_calls=list(response.tool_calls))
-    return dumps([{"role": "assistant", "parts": _parts(message),
-                   "finish_reason": response.finish_reason}])
+    message = ChatMessage(
+        role="assistant", content=response.content, tool_calls=list(response.tool_calls)
+    )
+    return dumps(
+        [{"role": "assistant", "parts": _parts(message), "finish_reason": response.finish_reason}]
+    )
 
 
 def text_messages(role: str, content: str | None, finish_reason: str | None = None) -> str:
     """One text message in the conventions' JSON (an agent run's input or final answer)."""
     message: dict[str, Any] = {
-        "role": role, "parts": [{"type": "text", "content": content}] if content else []}
+        "role": role,
+        "parts": [{"type": "text", "content": content}] if content else [],
+    }
     if finish_reason is not None:
         message["finish_reason"] = finish_reason
     return dumps([message])

@@ -62,13 +62,15 @@ class OtelPlugin:
     priority = FIRST
     errors = "isolate"
 
-    def __init__(self, tracer_provider: TracerProvider | None = None,
-                 capture_content: bool = False) -> None:
+    def __init__(
+        self, tracer_provider: TracerProvider | None = None, capture_content: bool = False
+    ) -> None:
         self.capture_content = capture_content
         self._tracer: Tracer = (
             tracer_provider.get_tracer("agenthooks_otel", self.version)
             if tracer_provider is not None
-            else trace.get_tracer("agenthooks_otel", self.version))
+            else trace.get_tracer("agenthooks_otel", self.version)
+        )
         self._agents: dict[str, OpenSpan] = {}
         self._chats: dict[str, OpenSpan] = {}
         self._tools: dict[ToolKey, OpenSpan] = {}
@@ -82,8 +84,11 @@ class OtelPlugin:
     def current_span(self, ctx: Any) -> Span | None:
         """The open span a provider-stack or tool-stack context belongs to, if any."""
         call_id = getattr(ctx, "tool_call_id", None)
-        found = (self._tools.get((ctx.run_id, call_id)) if call_id is not None
-                 else self._chats.get(ctx.run_id))
+        found = (
+            self._tools.get((ctx.run_id, call_id))
+            if call_id is not None
+            else self._chats.get(ctx.run_id)
+        )
         return found.span if found is not None else None
 
     @property
@@ -98,14 +103,22 @@ class OtelPlugin:
         found = self._agents.get(ctx.run_id)
         if found is not None:
             return found
-        attrs: dict[str, Any] = {a.OPERATION: "invoke_agent", a.AGENT_NAME: ctx.agent,
-                                 a.RUN_ID: ctx.run_id, a.BRANCH: ctx.branch}
+        attrs: dict[str, Any] = {
+            a.OPERATION: "invoke_agent",
+            a.AGENT_NAME: ctx.agent,
+            a.RUN_ID: ctx.run_id,
+            a.BRANCH: ctx.branch,
+        }
         if ctx.parent_run_id is not None:
             attrs[a.PARENT_RUN_ID] = ctx.parent_run_id
         if ctx.session_id is not None:
             attrs[a.CONVERSATION_ID] = ctx.session_id
-        span = self._tracer.start_span(f"invoke_agent {ctx.agent}", context=self._parent(ctx, task),
-                                       kind=SpanKind.INTERNAL, attributes=attrs)
+        span = self._tracer.start_span(
+            f"invoke_agent {ctx.agent}",
+            context=self._parent(ctx, task),
+            kind=SpanKind.INTERNAL,
+            attributes=attrs,
+        )
         opened = self._agents[ctx.run_id] = OpenSpan(span)
         return opened
 
@@ -136,7 +149,8 @@ class OtelPlugin:
     @safe
     def on_handoff(self, ctx: HandoffContext) -> None:
         self._agent(ctx).span.add_event(
-            "agenthooks.handoff", {"from_agent": ctx.from_agent, "to_agent": ctx.to_agent})
+            "agenthooks.handoff", {"from_agent": ctx.from_agent, "to_agent": ctx.to_agent}
+        )
 
     @safe
     def on_chat_done(self, ctx: ChatDoneContext) -> None:
@@ -169,9 +183,14 @@ class OtelPlugin:
         for opened in leftovers:
             with swallowed("end_leftover_span", run_id=run_id):
                 if opened.error_type is None and error is not None:
-                    opened.fail(a.error_type(error), "cancelled" if aborted else a.error_text(error))
-                elif (opened.error_type is None and ctx.response is not None
-                      and ctx.response.finish_reason == "denied"):
+                    opened.fail(
+                        a.error_type(error), "cancelled" if aborted else a.error_text(error)
+                    )
+                elif (
+                    opened.error_type is None
+                    and ctx.response is not None
+                    and ctx.response.finish_reason == "denied"
+                ):
                     opened.deny(ctx.response.content or "denied")
                 opened.end()
         agent = self._agent(ctx)
@@ -186,8 +205,10 @@ class OtelPlugin:
                 if response.agent is not None:
                     span.set_attribute(a.RESPONSE_AGENT, response.agent)
                 if self.capture_content:
-                    span.set_attribute(a.OUTPUT_MESSAGES, a.text_messages(
-                        "assistant", response.content, response.finish_reason))
+                    span.set_attribute(
+                        a.OUTPUT_MESSAGES,
+                        a.text_messages("assistant", response.content, response.finish_reason),
+                    )
             if error is not None:
                 agent.fail(a.error_type(error), "cancelled" if aborted else a.error_text(error))
         finally:
@@ -201,8 +222,11 @@ class OtelPlugin:
         stale = self._chats.pop(ctx.run_id, None)
         if stale is not None:
             stale.end()
-        attrs: dict[str, Any] = {a.OPERATION: "chat", a.RUN_ID: ctx.run_id,
-                                 a.REQUEST_STREAM: ctx.stream}
+        attrs: dict[str, Any] = {
+            a.OPERATION: "chat",
+            a.RUN_ID: ctx.run_id,
+            a.REQUEST_STREAM: ctx.stream,
+        }
         provider = getattr(ctx.provider, "name", None)
         if isinstance(provider, str) and provider:
             attrs[a.PROVIDER] = provider
@@ -210,13 +234,17 @@ class OtelPlugin:
             attrs[a.CONVERSATION_ID] = ctx.session_id
         model = ctx.request.model or _default_model(ctx.provider)
         span = self._tracer.start_span(
-            f"chat {model}" if model else "chat", context=trace.set_span_in_context(parent.span),
-            kind=SpanKind.CLIENT, attributes=attrs)
+            f"chat {model}" if model else "chat",
+            context=trace.set_span_in_context(parent.span),
+            kind=SpanKind.CLIENT,
+            attributes=attrs,
+        )
         self._chats[ctx.run_id] = opened = OpenSpan(span)
         self._request_attributes(opened, ctx)
 
-    def _request_attributes(self, opened: OpenSpan, ctx: PreRequestContext | ResponseContext
-                            | ModelErrorContext) -> None:
+    def _request_attributes(
+        self, opened: OpenSpan, ctx: PreRequestContext | ResponseContext | ModelErrorContext
+    ) -> None:
         """The request as sent: set when the call starts, refreshed once the ``pre_request``
         chain (which may change the model or the messages) has run."""
         request = ctx.request
@@ -236,8 +264,11 @@ class OtelPlugin:
         found = self._chats.get(ctx.run_id)
         if found is None:  # pre_request unseen (the plugin was installed mid-call)
             span = self._tracer.start_span(
-                "chat", context=trace.set_span_in_context(self._agent(ctx).span),
-                kind=SpanKind.CLIENT, attributes={a.OPERATION: "chat", a.RUN_ID: ctx.run_id})
+                "chat",
+                context=trace.set_span_in_context(self._agent(ctx).span),
+                kind=SpanKind.CLIENT,
+                attributes={a.OPERATION: "chat", a.RUN_ID: ctx.run_id},
+            )
             found = self._chats[ctx.run_id] = OpenSpan(span)
         return found
 
@@ -284,8 +315,12 @@ class OtelPlugin:
         if found is not None:
             return found
         attrs: dict[str, Any] = {
-            a.OPERATION: "execute_tool", a.TOOL_NAME: ctx.call.name,
-            a.TOOL_CALL_ID: ctx.tool_call_id, a.TOOL_TYPE: "function", a.RUN_ID: ctx.run_id}
+            a.OPERATION: "execute_tool",
+            a.TOOL_NAME: ctx.call.name,
+            a.TOOL_CALL_ID: ctx.tool_call_id,
+            a.TOOL_TYPE: "function",
+            a.RUN_ID: ctx.run_id,
+        }
         if ctx.tool is not None and ctx.tool.description:
             attrs[a.TOOL_DESCRIPTION] = ctx.tool.description
         if self.capture_content:
@@ -293,7 +328,9 @@ class OtelPlugin:
         span = self._tracer.start_span(
             f"execute_tool {ctx.call.name}",
             context=trace.set_span_in_context(self._agent(ctx).span),
-            kind=SpanKind.INTERNAL, attributes=attrs)
+            kind=SpanKind.INTERNAL,
+            attributes=attrs,
+        )
         found = self._tools[key] = OpenSpan(span)
         return found
 

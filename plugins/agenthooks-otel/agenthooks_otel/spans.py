@@ -26,9 +26,8 @@ def swallowed(what: str, **fields: Any) -> Iterator[None]:
     """Log and swallow any exception of the block: telemetry never breaks a run."""
     try:
         yield
-    except Exception as exc:  # noqa: BLE001 (a failed exporter or tracer: the run goes on)
-        log.warning("otel_failed", operation=what, error=f"{type(exc).__name__}: {exc}",
-                    **fields)
+    except Exception as exc:
+        log.warning("otel_failed", operation=what, error=f"{type(exc).__name__}: {exc}", **fields)
 
 
 def safe(fn: Callable[..., None]) -> Callable[..., None]:

@@ -36,7 +36,9 @@ class Traced:
 
     def tool(self, call_id: str) -> ReadableSpan:
         """The ``execute_tool`` span of the tool call ``call_id``."""
-        found = [s for s in self.spans if (s.attributes or {}).get("gen_ai.tool.call.id") == call_id]
+        found = [
+            s for s in self.spans if (s.attributes or {}).get("gen_ai.tool.call.id") == call_id
+        ]
         assert len(found) == 1, f"{len(found)} spans of tool call {call_id!r}"
         return found[0]
 

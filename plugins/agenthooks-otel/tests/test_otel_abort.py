@@ -35,10 +35,19 @@ def slow_tool(started: asyncio.Event) -> Tool[Any]:
 
 async def test_an_abort_signal_mid_tool_ends_every_span_as_cancelled(traced: Traced) -> None:
     started = asyncio.Event()
-    agent = Agent("worker", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="call_s", name="slow", arguments={"job": "x"})],
-                         finish_reason="tool_calls"),
-    ]), model="m", tools=[slow_tool(started)])
+    agent = Agent(
+        "worker",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="call_s", name="slow", arguments={"job": "x"})],
+                    finish_reason="tool_calls",
+                ),
+            ]
+        ),
+        model="m",
+        tools=[slow_tool(started)],
+    )
     agent.use(traced.plugin)
     signal = asyncio.Event()
 
@@ -52,8 +61,7 @@ async def test_an_abort_signal_mid_tool_ends_every_span_as_cancelled(traced: Tra
     chat, tool_span, agent_span = traced.spans
     assert chat.status.status_code is StatusCode.UNSET
     for span in (tool_span, agent_span):
-        assert (span.status.status_code, span.status.description) == (
-            StatusCode.ERROR, "cancelled")
+        assert (span.status.status_code, span.status.description) == (StatusCode.ERROR, "cancelled")
         assert (span.attributes or {})["error.type"] == "RunAborted"
     assert (agent_span.attributes or {})["agenthooks.abort.reason"] == "aborted"
     assert traced.plugin.open_spans == 0
@@ -69,13 +77,24 @@ async def test_cancelling_a_run_mid_batch_ends_the_sub_agent_spans_too(traced: T
         return "never"
 
     sub = Agent("researcher", provider=ScriptedProvider(hang), model="small")
-    agent = Agent("worker", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="call_s", name="slow", arguments={"job": "x"}),
-            ToolCall(id="call_r", name="researcher", arguments={"task": "dig"})],
-            finish_reason="tool_calls"),
-    ]), model="m", tools=[slow_tool(tool_started)], sub_agents=[sub],
-        parallel_tool_calls=True)
+    agent = Agent(
+        "worker",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="call_s", name="slow", arguments={"job": "x"}),
+                        ToolCall(id="call_r", name="researcher", arguments={"task": "dig"}),
+                    ],
+                    finish_reason="tool_calls",
+                ),
+            ]
+        ),
+        model="m",
+        tools=[slow_tool(tool_started)],
+        sub_agents=[sub],
+        parallel_tool_calls=True,
+    )
     agent.use(traced.plugin)
 
     run = asyncio.ensure_future(agent.chat("work"))
@@ -85,13 +104,22 @@ async def test_cancelling_a_run_mid_batch_ends_the_sub_agent_spans_too(traced: T
     with pytest.raises(asyncio.CancelledError):
         await run
 
-    assert sorted(traced.names) == sorted([
-        "chat m", "chat small", "invoke_agent researcher", "execute_tool slow",
-        "execute_tool researcher", "invoke_agent worker"])
+    assert sorted(traced.names) == sorted(
+        [
+            "chat m",
+            "chat small",
+            "invoke_agent researcher",
+            "execute_tool slow",
+            "execute_tool researcher",
+            "invoke_agent worker",
+        ]
+    )
     cancelled = [s for s in traced.spans if s.name != "chat m"]
     for span in cancelled:
         assert (span.status.status_code, span.status.description) == (
-            StatusCode.ERROR, "cancelled"), span.name
+            StatusCode.ERROR,
+            "cancelled",
+        ), span.name
         assert (span.attributes or {})["error.type"] == "CancelledError", span.name
     assert traced.children(traced.tool("call_r")) == ["invoke_agent researcher"]
     assert traced.children(traced.one("invoke_agent researcher")) == ["chat small"]

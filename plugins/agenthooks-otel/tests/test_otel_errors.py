@@ -28,11 +28,20 @@ def weather(city: str) -> str:
 
 
 def calling(city: str, *, name: str = "weather") -> Agent:
-    return Agent("assistant", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="call_w", name=name, arguments={"city": city})],
-                         finish_reason="tool_calls"),
-        "Final answer.",
-    ]), model="m", tools=[weather])
+    return Agent(
+        "assistant",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="call_w", name=name, arguments={"city": city})],
+                    finish_reason="tool_calls",
+                ),
+                "Final answer.",
+            ]
+        ),
+        model="m",
+        tools=[weather],
+    )
 
 
 def status(span: Any) -> tuple[StatusCode, str | None]:
@@ -40,8 +49,9 @@ def status(span: Any) -> tuple[StatusCode, str | None]:
 
 
 async def test_a_provider_error_fails_the_chat_and_the_agent_span(traced: Traced) -> None:
-    agent = Agent("assistant", provider=ScriptedProvider([RuntimeError("model is down")]),
-                  model="m")
+    agent = Agent(
+        "assistant", provider=ScriptedProvider([RuntimeError("model is down")]), model="m"
+    )
     agent.use(traced.plugin)
 
     with pytest.raises(RuntimeError, match="model is down"):
@@ -61,9 +71,11 @@ async def test_a_provider_error_fails_the_chat_and_the_agent_span(traced: Traced
 
 
 async def test_a_recovered_provider_error_keeps_the_exception_but_not_the_error_status(
-        traced: Traced) -> None:
-    agent = Agent("assistant", provider=ScriptedProvider([RuntimeError("model is down")]),
-                  model="m")
+    traced: Traced,
+) -> None:
+    agent = Agent(
+        "assistant", provider=ScriptedProvider([RuntimeError("model is down")]), model="m"
+    )
     agent.use(traced.plugin)
     agent.on("on_model_error", lambda ctx: {"response": ProviderResponse(content="fallback")})
 
@@ -128,8 +140,9 @@ async def test_a_pre_tool_call_deny_is_marked_denied_with_its_reason(traced: Tra
 
 
 @pytest.mark.parametrize("guard", [False, True])
-async def test_a_result_denied_after_the_tool_ran_is_marked_denied(traced: Traced,
-                                                                   guard: bool) -> None:
+async def test_a_result_denied_after_the_tool_ran_is_marked_denied(
+    traced: Traced, guard: bool
+) -> None:
     agent = calling("Paris")
     agent.use(traced.plugin)
     agent.on("on_tool_call_result", lambda ctx: Deny("result withheld"), guard=guard)
@@ -140,7 +153,9 @@ async def test_a_result_denied_after_the_tool_ran_is_marked_denied(traced: Trace
     assert status(span) == (StatusCode.ERROR, "result withheld")
     attrs = dict(span.attributes or {})
     assert (attrs["agenthooks.denied"], attrs["agenthooks.denied.reason"]) == (
-        True, "result withheld")
+        True,
+        "result withheld",
+    )
     assert attrs["error.type"] == "denied"
 
 
@@ -159,8 +174,7 @@ async def test_an_unknown_tool_gets_a_failed_span(traced: Traced) -> None:
     assert traced.parent_of(span) == traced.one("invoke_agent assistant")
 
 
-async def test_a_run_ending_deny_marks_the_agent_span_and_is_not_an_error(
-        traced: Traced) -> None:
+async def test_a_run_ending_deny_marks_the_agent_span_and_is_not_an_error(traced: Traced) -> None:
     agent = calling("Paris")
     agent.use(traced.plugin)
     agent.on("on_user_message", lambda ctx: Deny("off-topic"))
@@ -188,6 +202,8 @@ async def test_a_model_call_a_guard_refused_ends_marked_denied(traced: Traced) -
     chat = traced.one("chat m")
     attrs = dict(chat.attributes or {})
     assert (attrs["agenthooks.denied"], attrs["agenthooks.denied.reason"]) == (
-        True, "budget policy")
+        True,
+        "budget policy",
+    )
     assert "gen_ai.response.finish_reasons" not in attrs
     assert status(chat) == (StatusCode.UNSET, None)

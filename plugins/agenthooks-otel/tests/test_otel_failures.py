@@ -21,12 +21,20 @@ def weather(city: str) -> str:
 
 
 def make_agent() -> Agent:
-    return Agent("assistant", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="call_w", name="weather",
-                                              arguments={"city": "Paris"})],
-                         finish_reason="tool_calls"),
-        "It is sunny in Paris.",
-    ]), model="m", tools=[weather])
+    return Agent(
+        "assistant",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="call_w", name="weather", arguments={"city": "Paris"})],
+                    finish_reason="tool_calls",
+                ),
+                "It is sunny in Paris.",
+            ]
+        ),
+        model="m",
+        tools=[weather],
+    )
 
 
 async def baseline() -> AgentResponse:
@@ -85,8 +93,12 @@ async def test_an_exporter_that_raises_leaves_the_run_unchanged() -> None:
     response = await agent.chat("Weather in Paris?")
 
     assert response == await baseline()
-    assert exporter.attempts == ["chat m", "execute_tool weather", "chat m",
-                                 "invoke_agent assistant"]
+    assert exporter.attempts == [
+        "chat m",
+        "execute_tool weather",
+        "chat m",
+        "invoke_agent assistant",
+    ]
     assert plugin.open_spans == 0
 
 
@@ -111,8 +123,7 @@ async def test_a_processor_that_raises_on_start_leaves_the_run_unchanged_and_log
     assert plugin.open_spans == 0
 
 
-async def test_a_processor_that_raises_on_end_leaves_the_run_unchanged_and_no_span_open(
-        ) -> None:
+async def test_a_processor_that_raises_on_end_leaves_the_run_unchanged_and_no_span_open() -> None:
     processor = EndRaisingProcessor()
     provider = TracerProvider()
     provider.add_span_processor(processor)
@@ -124,8 +135,11 @@ async def test_a_processor_that_raises_on_end_leaves_the_run_unchanged_and_no_sp
         response = await agent.chat("Weather in Paris?")
 
     assert response == await baseline()
-    assert processor.ended == ["chat m", "execute_tool weather", "chat m",
-                               "invoke_agent assistant"]
+    assert processor.ended == ["chat m", "execute_tool weather", "chat m", "invoke_agent assistant"]
     assert [entry["operation"] for entry in logs if entry["event"] == "otel_failed"] == [
-        "on_response", "on_message", "on_response", "on_chat_end"]
+        "on_response",
+        "on_message",
+        "on_response",
+        "on_chat_end",
+    ]
     assert plugin.open_spans == 0

@@ -46,7 +46,9 @@ async def test_an_http_error_fails_the_chat_span_with_the_error_type(traced: Tra
     chat, agent_span = traced.spans
     assert chat.name == "chat gpt-wire"
     assert (chat.status.status_code, chat.status.description) == (
-        StatusCode.ERROR, str(caught.value))
+        StatusCode.ERROR,
+        str(caught.value),
+    )
     assert "overloaded, try later" in str(caught.value)
     assert (chat.attributes or {})["error.type"] == "ProviderHTTPError"
     assert (agent_span.attributes or {})["error.type"] == "ProviderHTTPError"

@@ -12,8 +12,7 @@ from otel_traced import Traced
 from agenthooks import Agent, ProviderRequest, ProviderResponse, ScriptedProvider, ToolCall, tool
 
 
-async def test_parallel_tool_calls_are_sibling_spans_each_with_its_call_id(
-        traced: Traced) -> None:
+async def test_parallel_tool_calls_are_sibling_spans_each_with_its_call_id(traced: Traced) -> None:
     arrived: list[str] = []
     both_running = asyncio.Event()
     current: dict[str, int] = {}
@@ -28,27 +27,52 @@ async def test_parallel_tool_calls_are_sibling_spans_each_with_its_call_id(
         await both_running.wait()  # neither call finishes before both started
         return f"page {url}"
 
-    agent = Agent("crawler", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="call_1", name="fetch", arguments={"url": "a"}),
-            ToolCall(id="call_2", name="fetch", arguments={"url": "b"}),
-            ToolCall(id="call_3", name="fetch", arguments={"url": "c", "extra": "bad"}),
-        ], finish_reason="tool_calls"),
-        "Fetched.",
-    ]), model="m", tools=[fetch], parallel_tool_calls=True)
+    agent = Agent(
+        "crawler",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="call_1", name="fetch", arguments={"url": "a"}),
+                        ToolCall(id="call_2", name="fetch", arguments={"url": "b"}),
+                        ToolCall(id="call_3", name="fetch", arguments={"url": "c", "extra": "bad"}),
+                    ],
+                    finish_reason="tool_calls",
+                ),
+                "Fetched.",
+            ]
+        ),
+        model="m",
+        tools=[fetch],
+        parallel_tool_calls=True,
+    )
     agent.use(traced.plugin)
 
     response = await agent.chat("Fetch a and b")
 
     assert response.content == "Fetched."
-    assert traced.names == ["chat m", "execute_tool fetch", "execute_tool fetch",
-                            "execute_tool fetch", "chat m", "invoke_agent crawler"]
+    assert traced.names == [
+        "chat m",
+        "execute_tool fetch",
+        "execute_tool fetch",
+        "execute_tool fetch",
+        "chat m",
+        "invoke_agent crawler",
+    ]
     root = traced.one("invoke_agent crawler")
-    assert traced.children(root) == ["chat m", "execute_tool fetch", "execute_tool fetch",
-                                     "execute_tool fetch", "chat m"]
+    assert traced.children(root) == [
+        "chat m",
+        "execute_tool fetch",
+        "execute_tool fetch",
+        "execute_tool fetch",
+        "chat m",
+    ]
     first, second, invalid = traced.tool("call_1"), traced.tool("call_2"), traced.tool("call_3")
-    assert [(s.attributes or {})["gen_ai.tool.call.id"] for s in traced.spans
-            if s.name == "execute_tool fetch"] == ["call_1", "call_2", "call_3"]
+    assert [
+        (s.attributes or {})["gen_ai.tool.call.id"]
+        for s in traced.spans
+        if s.name == "execute_tool fetch"
+    ] == ["call_1", "call_2", "call_3"]
     assert current == {"a": first.context.span_id, "b": second.context.span_id}
     assert first.start_time is not None and second.start_time is not None
     assert first.end_time is not None and second.end_time is not None

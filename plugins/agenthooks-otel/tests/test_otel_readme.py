@@ -20,6 +20,6 @@ def test_the_readme_example_prints_what_the_readme_shows() -> None:
     out = io.StringIO()
 
     with contextlib.redirect_stdout(out):
-        exec(compile(example, str(README), "exec"), {"__name__": "readme_example"})  # noqa: S102
+        exec(compile(example, str(README), "exec"), {"__name__": "readme_example"})
 
     assert out.getvalue() == expected

@@ -29,16 +29,27 @@ def weather(city: str) -> str:
 
 
 def weather_agent(**options: Any) -> Agent:
-    script = ScriptedProvider([
-        ProviderResponse(
-            tool_calls=[ToolCall(id="call_w", name="weather", arguments={"city": "Paris"})],
-            finish_reason="tool_calls", usage=Usage(input_tokens=12, output_tokens=7,
-                                                    total_tokens=19)),
-        ProviderResponse(content="It is sunny in Paris.",
-                         usage=Usage(input_tokens=30, output_tokens=4, total_tokens=34)),
-    ])
-    return Agent("assistant", "Answer briefly.", provider=script, model="gpt-test",
-                 tools=[weather], **options)
+    script = ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[ToolCall(id="call_w", name="weather", arguments={"city": "Paris"})],
+                finish_reason="tool_calls",
+                usage=Usage(input_tokens=12, output_tokens=7, total_tokens=19),
+            ),
+            ProviderResponse(
+                content="It is sunny in Paris.",
+                usage=Usage(input_tokens=30, output_tokens=4, total_tokens=34),
+            ),
+        ]
+    )
+    return Agent(
+        "assistant",
+        "Answer briefly.",
+        provider=script,
+        model="gpt-test",
+        tools=[weather],
+        **options,
+    )
 
 
 def run_ids(agent: Agent) -> list[str]:
@@ -55,8 +66,12 @@ async def test_a_run_with_a_tool_call_makes_agent_chat_and_tool_spans(traced: Tr
     response = await agent.chat("Weather in Paris?")
 
     assert response.content == "It is sunny in Paris."
-    assert traced.names == ["chat gpt-test", "execute_tool weather", "chat gpt-test",
-                            "invoke_agent assistant"]
+    assert traced.names == [
+        "chat gpt-test",
+        "execute_tool weather",
+        "chat gpt-test",
+        "invoke_agent assistant",
+    ]
     first_chat, tool_span, second_chat, agent_span = traced.spans
     (run_id,) = ids
     assert agent_span.kind is SpanKind.INTERNAL
@@ -110,7 +125,8 @@ async def test_a_run_with_a_tool_call_makes_agent_chat_and_tool_spans(traced: Tr
 
 
 async def test_capture_content_records_messages_instructions_arguments_and_results(
-        traced_content: Traced) -> None:
+    traced_content: Traced,
+) -> None:
     agent = weather_agent()
     agent.use(traced_content.plugin)
 
@@ -119,23 +135,28 @@ async def test_capture_content_records_messages_instructions_arguments_and_resul
     first_chat, tool_span, second_chat, agent_span = traced_content.spans
     attrs = dict(agent_span.attributes or {})
     assert attrs["gen_ai.input.messages"] == (
-        '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]')
+        '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]'
+    )
     assert attrs["gen_ai.output.messages"] == (
         '[{"role":"assistant","parts":[{"type":"text","content":"It is sunny in Paris."}],'
-        '"finish_reason":"stop"}]')
+        '"finish_reason":"stop"}]'
+    )
     attrs = dict(first_chat.attributes or {})
     assert attrs["gen_ai.system_instructions"] == '[{"type":"text","content":"Answer briefly."}]'
     assert attrs["gen_ai.input.messages"] == (
-        '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]')
+        '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]}]'
+    )
     assert attrs["gen_ai.output.messages"] == (
         '[{"role":"assistant","parts":[{"type":"tool_call","id":"call_w","name":"weather",'
-        '"arguments":{"city":"Paris"}}],"finish_reason":"tool_calls"}]')
+        '"arguments":{"city":"Paris"}}],"finish_reason":"tool_calls"}]'
+    )
     assert dict(second_chat.attributes or {})["gen_ai.input.messages"] == (
         '[{"role":"user","parts":[{"type":"text","content":"Weather in Paris?"}]},'
         '{"role":"assistant","parts":[{"type":"tool_call","id":"call_w","name":"weather",'
         '"arguments":{"city":"Paris"}}]},'
         '{"role":"tool","parts":[{"type":"tool_call_response","id":"call_w",'
-        '"response":"Sunny in Paris"}]}]')
+        '"response":"Sunny in Paris"}]}]'
+    )
     attrs = dict(tool_span.attributes or {})
     assert attrs["gen_ai.tool.call.arguments"] == '{"city":"Paris"}'
     assert attrs["gen_ai.tool.call.result"] == "Sunny in Paris"
@@ -148,9 +169,15 @@ async def test_content_is_not_captured_by_default(traced: Traced) -> None:
     await agent.chat("Weather in Paris?")
 
     keys = {key for span in traced.spans for key in (span.attributes or {})}
-    assert keys.isdisjoint({"gen_ai.input.messages", "gen_ai.output.messages",
-                            "gen_ai.system_instructions", "gen_ai.tool.call.arguments",
-                            "gen_ai.tool.call.result"})
+    assert keys.isdisjoint(
+        {
+            "gen_ai.input.messages",
+            "gen_ai.output.messages",
+            "gen_ai.system_instructions",
+            "gen_ai.tool.call.arguments",
+            "gen_ai.tool.call.result",
+        }
+    )
 
 
 async def test_a_session_id_is_the_conversation_id_of_every_span(traced: Traced) -> None:
@@ -160,8 +187,12 @@ async def test_a_session_id_is_the_conversation_id_of_every_span(traced: Traced)
     async with Session(agent, session_id="conv-7") as session:
         await session.chat("Weather in Paris?")
 
-    assert traced.names == ["chat gpt-test", "execute_tool weather", "chat gpt-test",
-                            "invoke_agent assistant"]
+    assert traced.names == [
+        "chat gpt-test",
+        "execute_tool weather",
+        "chat gpt-test",
+        "invoke_agent assistant",
+    ]
     agent_span = traced.one("invoke_agent assistant")
     assert (agent_span.attributes or {})["gen_ai.conversation.id"] == "conv-7"
     for chat in [s for s in traced.spans if s.name == "chat gpt-test"]:
@@ -184,8 +215,12 @@ async def test_a_streamed_run_makes_the_same_spans_marked_as_streamed(traced: Tr
     items = [item async for item in agent.chat_stream("Weather in Paris?")]
 
     assert isinstance(items[-1], FinalResponse)
-    assert traced.names == ["chat gpt-test", "execute_tool weather", "chat gpt-test",
-                            "invoke_agent assistant"]
+    assert traced.names == [
+        "chat gpt-test",
+        "execute_tool weather",
+        "chat gpt-test",
+        "invoke_agent assistant",
+    ]
     chats = [s for s in traced.spans if s.name == "chat gpt-test"]
     assert [(s.attributes or {})["gen_ai.request.stream"] for s in chats] == [True, True]
 
@@ -193,8 +228,9 @@ async def test_a_streamed_run_makes_the_same_spans_marked_as_streamed(traced: Tr
 async def test_a_model_changed_by_pre_request_names_the_chat_span(traced: Traced) -> None:
     agent = Agent("assistant", provider=ScriptedProvider(["ok"]), model="small")
     agent.use(traced.plugin)  # runs first: it sees the request before the change
-    agent.on("pre_request",
-             lambda ctx: {"request": ctx.request.model_copy(update={"model": "large"})})
+    agent.on(
+        "pre_request", lambda ctx: {"request": ctx.request.model_copy(update={"model": "large"})}
+    )
 
     await agent.chat("hi")
 
@@ -204,19 +240,34 @@ async def test_a_model_changed_by_pre_request_names_the_chat_span(traced: Traced
 
 async def test_a_handoff_is_an_event_of_the_one_invoke_agent_span(traced: Traced) -> None:
     billing = Agent("billing", provider=ScriptedProvider(["Refund issued."]), model="m")
-    triage = Agent("triage", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="call_h", name="transfer_to_billing")],
-                         finish_reason="tool_calls")]), model="m", handoffs=[billing])
+    triage = Agent(
+        "triage",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="call_h", name="transfer_to_billing")],
+                    finish_reason="tool_calls",
+                )
+            ]
+        ),
+        model="m",
+        handoffs=[billing],
+    )
     triage.use(traced.plugin)
 
     response = await triage.chat("I want a refund")
 
     assert response.content == "Refund issued."
-    assert traced.names == ["chat m", "execute_tool transfer_to_billing", "chat m",
-                            "invoke_agent triage"]
+    assert traced.names == [
+        "chat m",
+        "execute_tool transfer_to_billing",
+        "chat m",
+        "invoke_agent triage",
+    ]
     agent_span = traced.one("invoke_agent triage")
     assert [(e.name, dict(e.attributes or {})) for e in agent_span.events] == [
-        ("agenthooks.handoff", {"from_agent": "triage", "to_agent": "billing"})]
+        ("agenthooks.handoff", {"from_agent": "triage", "to_agent": "billing"})
+    ]
     assert (agent_span.attributes or {})["agenthooks.response.agent"] == "billing"
 
 

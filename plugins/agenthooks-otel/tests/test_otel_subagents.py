@@ -27,25 +27,45 @@ def lookup(term: str) -> str:
 
 
 def researcher(bus: HookBus | None = None) -> Agent:
-    return Agent("researcher", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="call_l", name="lookup",
-                                              arguments={"term": "X"})],
-                         finish_reason="tool_calls"),
-        "X is 42.",
-    ]), model="small", tools=[lookup], bus=bus)
+    return Agent(
+        "researcher",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="call_l", name="lookup", arguments={"term": "X"})],
+                    finish_reason="tool_calls",
+                ),
+                "X is 42.",
+            ]
+        ),
+        model="small",
+        tools=[lookup],
+        bus=bus,
+    )
 
 
 def orchestrator(sub: Agent) -> Agent:
-    return Agent("orchestrator", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="call_r", name="researcher",
-                                              arguments={"task": "find X"})],
-                         finish_reason="tool_calls"),
-        "Done: X is 42.",
-    ]), model="big", sub_agents=[sub])
+    return Agent(
+        "orchestrator",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="call_r", name="researcher", arguments={"task": "find X"})
+                    ],
+                    finish_reason="tool_calls",
+                ),
+                "Done: X is 42.",
+            ]
+        ),
+        model="big",
+        sub_agents=[sub],
+    )
 
 
 async def test_a_sub_agent_run_is_a_child_of_the_delegating_execute_tool_span(
-        traced: Traced) -> None:
+    traced: Traced,
+) -> None:
     parent = orchestrator(researcher())
     ids: dict[str, str] = {}
 
@@ -60,8 +80,14 @@ async def test_a_sub_agent_run_is_a_child_of_the_delegating_execute_tool_span(
     assert response.content == "Done: X is 42."
     assert traced.names == [
         "chat big",
-        "chat small", "execute_tool lookup", "chat small", "invoke_agent researcher",
-        "execute_tool researcher", "chat big", "invoke_agent orchestrator"]
+        "chat small",
+        "execute_tool lookup",
+        "chat small",
+        "invoke_agent researcher",
+        "execute_tool researcher",
+        "chat big",
+        "invoke_agent orchestrator",
+    ]
     top = traced.one("invoke_agent orchestrator")
     delegating = traced.tool("call_r")
     sub = traced.one("invoke_agent researcher")
@@ -105,7 +131,8 @@ class Rendezvous:
 
 
 async def test_parallel_delegations_each_parent_their_own_sub_agent_run(
-        traced_content: Traced) -> None:
+    traced_content: Traced,
+) -> None:
     meeting = Rendezvous(2)
 
     async def answer(request: ProviderRequest) -> str:
@@ -113,13 +140,24 @@ async def test_parallel_delegations_each_parent_their_own_sub_agent_run(
         return f"answered {request.messages[-1].content}"
 
     sub = Agent("researcher", provider=ScriptedProvider(answer), model="small")
-    parent = Agent("orchestrator", provider=ScriptedProvider([
-        ProviderResponse(tool_calls=[
-            ToolCall(id="call_a", name="researcher", arguments={"task": "alpha"}),
-            ToolCall(id="call_b", name="researcher", arguments={"task": "beta"})],
-            finish_reason="tool_calls"),
-        "Both done.",
-    ]), model="big", sub_agents=[sub], parallel_tool_calls=True)
+    parent = Agent(
+        "orchestrator",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="call_a", name="researcher", arguments={"task": "alpha"}),
+                        ToolCall(id="call_b", name="researcher", arguments={"task": "beta"}),
+                    ],
+                    finish_reason="tool_calls",
+                ),
+                "Both done.",
+            ]
+        ),
+        model="big",
+        sub_agents=[sub],
+        parallel_tool_calls=True,
+    )
     parent.use(traced_content.plugin)
     started = Rendezvous(2)
     beta_began = asyncio.Event()
@@ -155,7 +193,8 @@ async def test_parallel_delegations_each_parent_their_own_sub_agent_run(
 
 
 async def test_a_sub_agent_with_its_own_bus_is_parented_when_the_plugin_is_on_both(
-        traced: Traced) -> None:
+    traced: Traced,
+) -> None:
     sub = researcher(bus=HookBus())
     parent = orchestrator(sub)
     parent.use(traced.plugin)
@@ -165,4 +204,7 @@ async def test_a_sub_agent_with_its_own_bus_is_parented_when_the_plugin_is_on_bo
 
     assert traced.children(traced.tool("call_r")) == ["invoke_agent researcher"]
     assert traced.children(traced.one("invoke_agent researcher")) == [
-        "chat small", "execute_tool lookup", "chat small"]
+        "chat small",
+        "execute_tool lookup",
+        "chat small",
+    ]

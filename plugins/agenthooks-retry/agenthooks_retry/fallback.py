@@ -39,22 +39,30 @@ class FallbackMiddleware(Middleware):
 
     stacks = ("provider",)
 
-    def __init__(self, providers: Iterable[Fallback], *,
-                 fallback_on: Callable[[BaseException], bool] | None = None) -> None:
+    def __init__(
+        self,
+        providers: Iterable[Fallback],
+        *,
+        fallback_on: Callable[[BaseException], bool] | None = None,
+    ) -> None:
         entries: list[tuple[Provider, str | None]] = []
         for index, item in enumerate(providers if isinstance(providers, Iterable) else [None]):
             provider, model = item if isinstance(item, tuple) and len(item) == 2 else (item, None)
             if not isinstance(provider, Provider) or not (model is None or isinstance(model, str)):
                 raise RetryConfigError(
-                    type(self).__name__, f"providers[{index}]",
-                    f"{item!r} is not a provider (name, complete, stream) or (provider, model)")
+                    type(self).__name__,
+                    f"providers[{index}]",
+                    f"{item!r} is not a provider (name, complete, stream) or (provider, model)",
+                )
             entries.append((provider, model))
         if not entries:
-            raise RetryConfigError(type(self).__name__, "providers",
-                                   "give at least one provider to fall back to")
+            raise RetryConfigError(
+                type(self).__name__, "providers", "give at least one provider to fall back to"
+            )
         if fallback_on is not None and not callable(fallback_on):
-            raise RetryConfigError(type(self).__name__, "fallback_on",
-                                   f"{fallback_on!r} is not callable")
+            raise RetryConfigError(
+                type(self).__name__, "fallback_on", f"{fallback_on!r} is not callable"
+            )
         self.providers = entries
         self.fallback_on = fallback_on or _is_provider_error
 
@@ -62,23 +70,29 @@ class FallbackMiddleware(Middleware):
         """Call with ``ctx.provider``, then each fallback in turn while the error allows it."""
         try:
             return await call_next(ctx)
-        except Exception as exc:  # noqa: BLE001 - fallback_on decides which errors move on
+        except Exception as exc:
             error: Exception = exc
         current = ctx.provider
         for provider, model in self.providers:
             if (ctx.stream and ctx.chunks_sent > 0) or not self.fallback_on(error):
                 raise error
             extra = {} if model is None else {"model": model}
-            log.warning("fallback", from_provider=_name(current), to_provider=_name(provider),
-                        error=f"{type(error).__name__}: {error}", run_id=ctx.run_id,
-                        agent=ctx.agent, **extra)
+            log.warning(
+                "fallback",
+                from_provider=_name(current),
+                to_provider=_name(provider),
+                error=f"{type(error).__name__}: {error}",
+                run_id=ctx.run_id,
+                agent=ctx.agent,
+                **extra,
+            )
             update: dict[str, Any] = {"provider": provider}
             if model is not None:
                 update["request"] = ctx.request.model_copy(update={"model": model})
             attempt = ctx.model_copy(update=update)
             try:
                 return await call_next(attempt)
-            except Exception as exc:  # noqa: BLE001 - as above: judged on the next round
+            except Exception as exc:
                 error = exc
             finally:
                 # the stream endpoint counts chunks on the copy; outer layers and the runtime

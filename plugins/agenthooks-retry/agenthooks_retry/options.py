@@ -21,10 +21,13 @@ ENV_KEYS = {
 }
 
 
-def validated(source: str, names: Mapping[str, str] | None = None, **options: Any) -> dict[str, Any]:
+def validated(
+    source: str, names: Mapping[str, str] | None = None, **options: Any
+) -> dict[str, Any]:
     """``options`` checked and normalized (``stacks`` / ``tools`` as tuples); a bad one raises
     ``RetryConfigError`` naming ``source`` and the key (``names`` maps an option to the name
     to report, e.g. its environment variable)."""
+
     def fail(option: str, problem: str) -> RetryConfigError:
         return RetryConfigError(source, (names or {}).get(option, option), problem)
 
@@ -40,8 +43,13 @@ def validated(source: str, names: Mapping[str, str] | None = None, **options: An
         if not _number(value) or value < 0:
             raise fail(option, f"{value!r} is not a number of seconds >= 0")
     stacks = options["stacks"]
-    items = (stacks,) if isinstance(stacks, str) else tuple(stacks) if isinstance(
-        stacks, Iterable) else ()
+    items = (
+        (stacks,)
+        if isinstance(stacks, str)
+        else tuple(stacks)
+        if isinstance(stacks, Iterable)
+        else ()
+    )
     if not items or any(s not in STACKS for s in items):
         raise fail("stacks", f"{stacks!r} is not a non-empty list of 'provider', 'tool'")
     out["stacks"] = tuple(dict.fromkeys(items))

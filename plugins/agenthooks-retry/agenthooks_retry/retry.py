@@ -65,16 +65,33 @@ class RetryMiddleware(Middleware):
     ``on_tool_call_error`` see it. Retries inside the stack are not turns.
     """
 
-    def __init__(self, *, stacks: str | Iterable[str] = ("provider",), attempts: int = 3,
-                 max_time: float | None = None, initial: float = 0.5, max_backoff: float = 8.0,
-                 jitter: float = 0.5, retry_on: Callable[[BaseException], bool] | None = None,
-                 tools: Iterable[str] | None = None,
-                 on_retry: Callable[[Any, RetryAttempt], Any] | None = None,
-                 sleep: Callable[[float], Awaitable[None]] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        stacks: str | Iterable[str] = ("provider",),
+        attempts: int = 3,
+        max_time: float | None = None,
+        initial: float = 0.5,
+        max_backoff: float = 8.0,
+        jitter: float = 0.5,
+        retry_on: Callable[[BaseException], bool] | None = None,
+        tools: Iterable[str] | None = None,
+        on_retry: Callable[[Any, RetryAttempt], Any] | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
         options = validated(
-            type(self).__name__, stacks=stacks, attempts=attempts, max_time=max_time,
-            initial=initial, max_backoff=max_backoff, jitter=jitter, retry_on=retry_on,
-            tools=tools, on_retry=on_retry, sleep=sleep)
+            type(self).__name__,
+            stacks=stacks,
+            attempts=attempts,
+            max_time=max_time,
+            initial=initial,
+            max_backoff=max_backoff,
+            jitter=jitter,
+            retry_on=retry_on,
+            tools=tools,
+            on_retry=on_retry,
+            sleep=sleep,
+        )
         # an instance value shadows the class default the bus reads
         setattr(self, "stacks", options["stacks"])  # noqa: B010
         self.attempts: int = options["attempts"]
@@ -98,9 +115,13 @@ class RetryMiddleware(Middleware):
         else:
             stack = "provider"
         retrying = AsyncRetrying(
-            stop=self._stop, wait=self._wait, sleep=self._sleep, reraise=True,
+            stop=self._stop,
+            wait=self._wait,
+            sleep=self._sleep,
+            reraise=True,
             retry=retry_if_exception(partial(self._retryable, ctx)),
-            before_sleep=partial(self._before_sleep, ctx, stack))
+            before_sleep=partial(self._before_sleep, ctx, stack),
+        )
 
         async def attempt() -> Any:
             # an ``async def`` of our own: tenacity awaits only coroutine functions, and a
@@ -136,21 +157,33 @@ class RetryMiddleware(Middleware):
         if isinstance(ctx, PreToolCallContext):
             where.update(tool_call_id=ctx.tool_call_id, tool_name=ctx.call.name)
         # "kind", not "stack": structlog renders a "stack" key as a stack trace
-        log.info("retry", kind=stack, attempt=retry.attempt, attempts=self.attempts,
-                 wait=retry.wait, error=f"{type(error).__name__}: {error}", **where)
+        log.info(
+            "retry",
+            kind=stack,
+            attempt=retry.attempt,
+            attempts=self.attempts,
+            wait=retry.wait,
+            error=f"{type(error).__name__}: {error}",
+            **where,
+        )
         if self.on_retry is None:
             return
         try:
             result = self.on_retry(ctx, retry)
             if inspect.isawaitable(result):
                 await result
-        except Exception as exc:  # noqa: BLE001 - a report must not change the outcome
-            log.warning("retry_callback_failed", callback=repr(self.on_retry),
-                        error=f"{type(exc).__name__}: {exc}")
+        except Exception as exc:
+            log.warning(
+                "retry_callback_failed",
+                callback=repr(self.on_retry),
+                error=f"{type(exc).__name__}: {exc}",
+            )
 
     def __repr__(self) -> str:
-        return (f"RetryMiddleware(stacks={self.stacks!r}, attempts={self.attempts}, "
-                f"max_time={self.max_time!r})")
+        return (
+            f"RetryMiddleware(stacks={self.stacks!r}, attempts={self.attempts}, "
+            f"max_time={self.max_time!r})"
+        )
 
 
 __all__ = ["RetryAttempt", "RetryMiddleware"]

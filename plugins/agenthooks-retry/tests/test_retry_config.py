@@ -55,7 +55,8 @@ BAD = [
 @pytest.mark.parametrize(("options", "key", "problem"), BAD)
 @pytest.mark.parametrize("cls", [RetryMiddleware, RetryPlugin])
 def test_bad_options_raise_a_typed_error_naming_the_key(
-        cls: Any, options: dict[str, Any], key: str, problem: str) -> None:
+    cls: Any, options: dict[str, Any], key: str, problem: str
+) -> None:
     with pytest.raises(RetryConfigError) as caught:
         cls(**options)
     error = caught.value
@@ -65,14 +66,18 @@ def test_bad_options_raise_a_typed_error_naming_the_key(
 
 
 def test_bad_fallbacks_name_the_entry() -> None:
-    with pytest.raises(RetryConfigError, match=r"^FallbackMiddleware: providers: give at least "
-                                               r"one provider to fall back to$"):
+    with pytest.raises(
+        RetryConfigError,
+        match=r"^FallbackMiddleware: providers: give at least "
+        r"one provider to fall back to$",
+    ):
         FallbackMiddleware([])
     with pytest.raises(RetryConfigError) as caught:
         FallbackMiddleware([ScriptedProvider(["a"]), "gpt-4o"])  # type: ignore[list-item]
     assert caught.value.key == "providers[1]"
     assert caught.value.problem == (
-        "'gpt-4o' is not a provider (name, complete, stream) or (provider, model)")
+        "'gpt-4o' is not a provider (name, complete, stream) or (provider, model)"
+    )
     with pytest.raises(RetryConfigError) as caught:
         FallbackMiddleware([(ScriptedProvider(["a"]), 4)])  # type: ignore[list-item]
     assert caught.value.key == "providers[0]"
@@ -90,7 +95,8 @@ def test_the_entry_point_is_installed() -> None:
 
 
 async def test_loaded_by_name_it_is_configured_from_the_environment(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv(ENV + "ATTEMPTS", "4")
     monkeypatch.setenv(ENV + "INITIAL", "0")
     monkeypatch.setenv(ENV + "MAX_BACKOFF", "0")
@@ -103,7 +109,11 @@ async def test_loaded_by_name_it_is_configured_from_the_environment(
     assert (info.distribution, info.version) == ("agenthooks-retry", "0.1.0")
     retry = info.plugin.retry
     assert (retry.attempts, retry.max_time, retry.stacks, retry.tools) == (
-        4, 30.0, ("provider", "tool"), frozenset({"search", "fetch"}))
+        4,
+        30.0,
+        ("provider", "tool"),
+        frozenset({"search", "fetch"}),
+    )
     assert bus.provider_stack.layers == bus.tool_stack.layers == (retry,)
     provider = ScriptedProvider([ProviderConnectionError(f"drop {i}") for i in range(3)] + ["ok"])
     assert (await Agent("a", provider=provider, bus=bus).chat("hi")).content == "ok"
@@ -112,8 +122,15 @@ async def test_loaded_by_name_it_is_configured_from_the_environment(
 
 def test_defaults_without_variables() -> None:
     retry = EnvRetryPlugin().retry
-    assert (retry.stacks, retry.attempts, retry.max_time, retry.initial, retry.max_backoff,
-            retry.jitter, retry.tools) == (("provider",), 3, None, 0.5, 8.0, 0.5, None)
+    assert (
+        retry.stacks,
+        retry.attempts,
+        retry.max_time,
+        retry.initial,
+        retry.max_backoff,
+        retry.jitter,
+        retry.tools,
+    ) == (("provider",), 3, None, 0.5, 8.0, 0.5, None)
     monkeypatch = pytest.MonkeyPatch()
     with monkeypatch.context() as patched:
         patched.setenv(ENV + "MAX_TIME", "none")
@@ -128,20 +145,29 @@ def test_auto_loading_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [type(m).__name__ for m in bus.provider_stack.layers] == ["RetryMiddleware"]
 
 
-@pytest.mark.parametrize(("variable", "value", "problem"), [
-    ("ATTEMPTS", "0", "0 is not a whole number >= 1"),
-    ("ATTEMPTS", "three", "'three' is not a whole number"),
-    ("MAX_TIME", "-5", "-5.0 is not a number of seconds > 0 (or None)"),
-    ("INITIAL", "fast", "'fast' is not a number"),
-    ("JITTER", "-1", "-1.0 is not a number of seconds >= 0"),
-    ("STACKS", "provider,model", ("['provider', 'model'] is not a non-empty list of 'provider', "
-                                 "'tool'")),
-])
+@pytest.mark.parametrize(
+    ("variable", "value", "problem"),
+    [
+        ("ATTEMPTS", "0", "0 is not a whole number >= 1"),
+        ("ATTEMPTS", "three", "'three' is not a whole number"),
+        ("MAX_TIME", "-5", "-5.0 is not a number of seconds > 0 (or None)"),
+        ("INITIAL", "fast", "'fast' is not a number"),
+        ("JITTER", "-1", "-1.0 is not a number of seconds >= 0"),
+        (
+            "STACKS",
+            "provider,model",
+            ("['provider', 'model'] is not a non-empty list of 'provider', 'tool'"),
+        ),
+    ],
+)
 def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
-        monkeypatch: pytest.MonkeyPatch, variable: str, value: str, problem: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, problem: str
+) -> None:
     monkeypatch.setenv(ENV + variable, value)
-    expected = (f"plugin 'retry' (distribution agenthooks-retry) failed: "
-                f"RetryConfigError: environment: {ENV}{variable}: {problem}")
+    expected = (
+        f"plugin 'retry' (distribution agenthooks-retry) failed: "
+        f"RetryConfigError: environment: {ENV}{variable}: {problem}"
+    )
     bus = HookBus(plugins=["retry"])
     assert "retry" not in bus.plugins
     assert bus.provider_stack.layers == ()

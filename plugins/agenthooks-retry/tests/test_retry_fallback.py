@@ -28,7 +28,8 @@ def openai(server: WireServer, name: str) -> OpenAIChatProvider:
 
 
 async def test_each_provider_gets_its_retries_then_the_next_takes_over(
-        server: WireServer, backup_server: WireServer) -> None:
+    server: WireServer, backup_server: WireServer
+) -> None:
     server.reply(error_reply(500, "down 1"), error_reply(500, "down 2"))
     backup_server.reply(json_reply(completion("from the backup")))
     primary, backup = openai(server, "primary"), openai(backup_server, "backup")
@@ -48,12 +49,16 @@ async def test_each_provider_gets_its_retries_then_the_next_takes_over(
     assert agent.provider is primary  # the next call starts from the primary again
     [switch] = [e for e in logs if e["event"] == "fallback"]
     assert (switch["from_provider"], switch["to_provider"], switch["log_level"]) == (
-        "primary", "backup", "warning")
+        "primary",
+        "backup",
+        "warning",
+    )
     assert switch["error"].endswith("HTTP 500: down 2")
 
 
 async def test_a_fallback_entry_may_change_the_model(
-        server: WireServer, backup_server: WireServer) -> None:
+    server: WireServer, backup_server: WireServer
+) -> None:
     server.reply(error_reply(503, "busy"))
     backup_server.reply(json_reply(completion("small but there")))
     primary, backup = openai(server, "primary"), openai(backup_server, "backup")
@@ -72,10 +77,10 @@ async def test_a_fallback_entry_may_change_the_model(
 
 async def test_when_every_provider_fails_on_model_error_sees_the_last_error() -> None:
     first = ScriptedProvider([ProviderConnectionError("first is down")], name="first")
-    second = ScriptedProvider([ProviderHTTPError("HTTP 502: second too", status=502)],
-                              name="second")
-    third = ScriptedProvider([ProviderHTTPError("HTTP 503: and third", status=503)],
-                             name="third")
+    second = ScriptedProvider(
+        [ProviderHTTPError("HTTP 502: second too", status=502)], name="second"
+    )
+    third = ScriptedProvider([ProviderHTTPError("HTTP 503: and third", status=503)], name="third")
     bus = HookBus()
     model_errors: list[Any] = []
     bus.on("on_model_error", lambda ctx: model_errors.append(ctx.error))
@@ -90,8 +95,11 @@ async def test_errors_outside_fallback_on_do_not_move_on() -> None:
     primary = ScriptedProvider([ProviderResponseError("bad json")], name="primary")
     backup = ScriptedProvider(["unused"], name="backup")
     bus = HookBus()
-    bus.use(FallbackMiddleware([backup],
-                               fallback_on=lambda exc: isinstance(exc, ProviderConnectionError)))
+    bus.use(
+        FallbackMiddleware(
+            [backup], fallback_on=lambda exc: isinstance(exc, ProviderConnectionError)
+        )
+    )
     with pytest.raises(ProviderResponseError):
         await Agent("a", provider=primary, bus=bus).chat("hi")
     assert len(backup.requests) == 0
@@ -113,8 +121,7 @@ async def test_a_streamed_fallback_streams_the_backup_once() -> None:
     assert [i.text for i in items if isinstance(i, TextDelta)] == ["backup ", "speaks ", "now"]
 
 
-async def test_a_streamed_call_does_not_fall_back_after_chunks_went_out(
-        server: WireServer) -> None:
+async def test_a_streamed_call_does_not_fall_back_after_chunks_went_out(server: WireServer) -> None:
     server.reply(sse_reply([chunk("half ", role="assistant")], done=False, end="drop"))
     primary = openai(server, "primary")
     backup = ScriptedProvider(["must not speak"], name="backup")
@@ -133,8 +140,9 @@ async def test_a_streamed_call_does_not_fall_back_after_chunks_went_out(
 
 
 async def test_retry_outside_fallback_does_not_retry_after_the_backup_streamed() -> None:
-    primary = ScriptedProvider([ProviderConnectionError("refused"), "primary again"],
-                               name="primary")
+    primary = ScriptedProvider(
+        [ProviderConnectionError("refused"), "primary again"], name="primary"
+    )
 
     class Breaks:
         """A backup that streams one chunk, then loses the connection."""
@@ -163,8 +171,9 @@ async def test_retry_outside_fallback_does_not_retry_after_the_backup_streamed()
 
 
 async def test_the_plugin_puts_the_fallback_outside_the_retry() -> None:
-    primary = ScriptedProvider([ProviderConnectionError("x"), ProviderConnectionError("y")],
-                               name="primary")
+    primary = ScriptedProvider(
+        [ProviderConnectionError("x"), ProviderConnectionError("y")], name="primary"
+    )
     backup = ScriptedProvider(["backup"], name="backup")
     plugin = RetryPlugin(attempts=2, fallbacks=[backup], **FAST)
     bus = HookBus()

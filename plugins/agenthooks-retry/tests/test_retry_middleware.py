@@ -45,25 +45,28 @@ def http(status: int, message: str = "failed", **extra: Any) -> ProviderHTTPErro
     return error
 
 
-@pytest.mark.parametrize(("error", "transient"), [
-    (ProviderConnectionError("dropped"), True),
-    (ProviderTimeout("slow"), True),
-    (http(429), True),
-    (http(408), True),
-    (http(409), True),
-    (http(500), True),
-    (http(502), True),
-    (http(503), True),
-    (http(400), False),
-    (http(401), False),
-    (http(404), False),
-    (ProviderHTTPError("no status"), False),
-    (ProviderResponseError("bad json"), False),
-    (ConnectionResetError("reset"), True),
-    (TimeoutError("tool timed out"), True),
-    (ValueError("bad input"), False),
-    (KeyError("missing"), False),
-])
+@pytest.mark.parametrize(
+    ("error", "transient"),
+    [
+        (ProviderConnectionError("dropped"), True),
+        (ProviderTimeout("slow"), True),
+        (http(429), True),
+        (http(408), True),
+        (http(409), True),
+        (http(500), True),
+        (http(502), True),
+        (http(503), True),
+        (http(400), False),
+        (http(401), False),
+        (http(404), False),
+        (ProviderHTTPError("no status"), False),
+        (ProviderResponseError("bad json"), False),
+        (ConnectionResetError("reset"), True),
+        (TimeoutError("tool timed out"), True),
+        (ValueError("bad input"), False),
+        (KeyError("missing"), False),
+    ],
+)
 def test_the_default_predicate(error: BaseException, transient: bool) -> None:
     assert is_transient(error) is transient
 
@@ -107,8 +110,9 @@ async def test_jitter_adds_at_most_its_amount() -> None:
 async def test_max_time_stops_before_a_wait_that_would_pass_it() -> None:
     sleeps = Sleeps()
     bus = HookBus()
-    bus.use(RetryMiddleware(attempts=10, max_time=2.5, initial=1, max_backoff=8, jitter=0,
-                            sleep=sleeps))
+    bus.use(
+        RetryMiddleware(attempts=10, max_time=2.5, initial=1, max_backoff=8, jitter=0, sleep=sleeps)
+    )
     provider = ScriptedProvider([ProviderTimeout(f"slow {i}") for i in range(10)])
     with pytest.raises(ProviderTimeout, match="slow 2"):
         await Agent("a", provider=provider, bus=bus).chat("hi")
@@ -120,10 +124,18 @@ async def test_a_retry_after_wins_over_the_backoff() -> None:
     sleeps = Sleeps()
     seen: list[RetryAttempt] = []
     bus = HookBus()
-    bus.use(RetryMiddleware(initial=5, max_backoff=8, jitter=0, sleep=sleeps,
-                            on_retry=lambda ctx, retry: seen.append(retry)))
-    provider = ScriptedProvider([http(429, retry_after=0.25),
-                                 http(503, headers={"Retry-After": "1"}), http(503), "ok"])
+    bus.use(
+        RetryMiddleware(
+            initial=5,
+            max_backoff=8,
+            jitter=0,
+            sleep=sleeps,
+            on_retry=lambda ctx, retry: seen.append(retry),
+        )
+    )
+    provider = ScriptedProvider(
+        [http(429, retry_after=0.25), http(503, headers={"Retry-After": "1"}), http(503), "ok"]
+    )
     with pytest.raises(ProviderHTTPError, match="HTTP 503"):
         await Agent("a", provider=provider, bus=bus).chat("hi")
     assert sleeps.waits == [0.25, 1.0]
@@ -217,10 +229,17 @@ def flaky_tools() -> tuple[Any, Any, list[str]]:
 
 
 def tool_script(*names: str) -> ScriptedProvider:
-    return ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id=f"c{i}", name=name, arguments={"x": 5})
-                                     for i, name in enumerate(names)]),
-        "done"])
+    return ScriptedProvider(
+        [
+            ProviderResponse(
+                tool_calls=[
+                    ToolCall(id=f"c{i}", name=name, arguments={"x": 5})
+                    for i, name in enumerate(names)
+                ]
+            ),
+            "done",
+        ]
+    )
 
 
 async def test_tool_calls_are_retried_on_the_tool_stack() -> None:
@@ -241,7 +260,9 @@ async def test_tool_calls_are_retried_on_the_tool_stack() -> None:
     assert [(r.stack, r.attempt) for r in seen] == [("tool", 1), ("tool", 2)]
     lines = [e for e in logs if e["event"] == "retry"]
     assert [(e["kind"], e["tool_name"], e["tool_call_id"]) for e in lines] == [
-        ("tool", "flaky", "c0"), ("tool", "flaky", "c0")]
+        ("tool", "flaky", "c0"),
+        ("tool", "flaky", "c0"),
+    ]
 
 
 async def test_only_the_named_tools_are_retried() -> None:
@@ -278,9 +299,9 @@ async def test_a_tool_error_outside_the_predicate_fails_at_once() -> None:
 
     bus = HookBus()
     bus.use(RetryMiddleware(stacks=("tool",), **FAST))
-    provider = ScriptedProvider([
-        ProviderResponse(tool_calls=[ToolCall(id="c1", name="picky", arguments={"x": 5})]),
-        "done"])
+    provider = ScriptedProvider(
+        [ProviderResponse(tool_calls=[ToolCall(id="c1", name="picky", arguments={"x": 5})]), "done"]
+    )
     await Agent("a", provider=provider, tools=[picky], bus=bus).chat("go")
     assert attempts == [5]
     assert provider.requests[1].messages[-1].content == "x must be even"

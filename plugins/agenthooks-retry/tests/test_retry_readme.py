@@ -18,6 +18,6 @@ def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert code is not None and printed is not None
     with structlog.testing.capture_logs() as logs:
         # the README is this distribution's own file: running it is the point of the test
-        exec(compile(code.group(1), str(README), "exec"), {"__name__": "__main__"})  # noqa: S102
+        exec(compile(code.group(1), str(README), "exec"), {"__name__": "__main__"})
     assert capsys.readouterr().out == printed.group(1)
     assert [entry["event"] for entry in logs] == ["retry", "retry", "fallback"]

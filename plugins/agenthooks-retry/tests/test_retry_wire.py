@@ -68,16 +68,27 @@ async def test_429_then_200_is_retried_once(server: WireServer) -> None:
     assert isinstance(retry.error, ProviderHTTPError) and retry.error.status == 429
     [line] = [entry for entry in logs if entry["event"] == "retry"]
     assert line == {
-        "event": "retry", "log_level": "info", "kind": "provider", "attempt": 1, "attempts": 3,
-        "wait": 0.0, "run_id": line["run_id"], "agent": "caller",
+        "event": "retry",
+        "log_level": "info",
+        "kind": "provider",
+        "attempt": 1,
+        "attempts": 3,
+        "wait": 0.0,
+        "run_id": line["run_id"],
+        "agent": "caller",
         "error": f"ProviderHTTPError: openai (POST {server.url}/chat/completions): "
-                 "HTTP 429: slow down"}
+        "HTTP 429: slow down",
+    }
     assert line["run_id"]
 
 
 async def test_three_500s_give_up_and_on_model_error_sees_the_last(server: WireServer) -> None:
-    server.reply(error_reply(500, "boom 1"), error_reply(500, "boom 2"),
-                 error_reply(500, "boom 3"), json_reply(completion("never reached")))
+    server.reply(
+        error_reply(500, "boom 1"),
+        error_reply(500, "boom 2"),
+        error_reply(500, "boom 3"),
+        json_reply(completion("never reached")),
+    )
     bus = HookBus()
     seen = Recorder(bus)
     bus.use(RetryMiddleware(attempts=3, on_retry=seen.on_retry, **FAST))
@@ -90,11 +101,15 @@ async def test_three_500s_give_up_and_on_model_error_sees_the_last(server: WireS
     [error] = seen.model_errors
     assert error is caught.value
     assert [(r.attempt, str(r.error).split(": ")[-1]) for r in seen.retries] == [
-        (1, "boom 1"), (2, "boom 2")]
+        (1, "boom 1"),
+        (2, "boom 2"),
+    ]
 
 
 async def test_a_dropped_connection_then_success(server: WireServer) -> None:
-    server.reply(Reply(parts=[b'{"choi'], end="drop", chunked=True), json_reply(completion("recovered")))
+    server.reply(
+        Reply(parts=[b'{"choi'], end="drop", chunked=True), json_reply(completion("recovered"))
+    )
     bus = HookBus()
     seen = Recorder(bus)
     bus.use(RetryMiddleware(on_retry=seen.on_retry, **FAST))
@@ -121,7 +136,9 @@ async def test_a_timeout_then_success(server: WireServer) -> None:
 
 @pytest.mark.parametrize("status", [400, 401, 404, 422])
 async def test_client_errors_are_not_retried(server: WireServer, status: int) -> None:
-    server.reply(error_reply(status, "your fault", "invalid_request_error"), json_reply(completion("no")))
+    server.reply(
+        error_reply(status, "your fault", "invalid_request_error"), json_reply(completion("no"))
+    )
     bus = HookBus()
     seen = Recorder(bus)
     bus.use(RetryMiddleware(on_retry=seen.on_retry, **FAST))
@@ -151,9 +168,12 @@ async def test_a_stream_failing_before_its_first_chunk_is_retried(server: WireSe
 
 
 async def test_a_stream_is_never_retried_once_a_chunk_reached_the_caller(
-        server: WireServer) -> None:
-    server.reply(sse_reply([chunk("partial ", role="assistant"), chunk("answer")], done=False,
-                           end="drop"), text_stream("must not be asked for"))
+    server: WireServer,
+) -> None:
+    server.reply(
+        sse_reply([chunk("partial ", role="assistant"), chunk("answer")], done=False, end="drop"),
+        text_stream("must not be asked for"),
+    )
     bus = HookBus()
     seen = Recorder(bus)
     bus.use(RetryMiddleware(on_retry=seen.on_retry, **FAST))

@@ -50,29 +50,41 @@ class Options:
     events: frozenset[str] | None
 
 
-def validate(source: str, *, renderer: Any, levels: Any, max_chars: Any, min_level: Any,
-             events: Any, names: Mapping[str, str] | None = None) -> Options:
+def validate(
+    source: str,
+    *,
+    renderer: Any,
+    levels: Any,
+    max_chars: Any,
+    min_level: Any,
+    events: Any,
+    names: Mapping[str, str] | None = None,
+) -> Options:
     """Check every option; a bad one raises ``StructlogConfigError`` naming ``source`` and its
     key (``names`` maps an option to the name to report, e.g. its environment variable)."""
+
     def fail(option: str, problem: str) -> StructlogConfigError:
         return StructlogConfigError(source, (names or {}).get(option, option), problem)
 
     if renderer is not None and renderer not in RENDERERS:
         raise fail("renderer", f"{renderer!r} is not one of 'console', 'json'")
-    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int)
-                                  or max_chars < 1):
+    if max_chars is not None and (
+        isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1
+    ):
         raise fail("max_chars", f"{max_chars!r} is not a whole number >= 1 (or None: no limit)")
     if min_level is not None:
         min_level = _level(min_level, lambda problem: fail("min_level", problem))
     checked: dict[str, str] = {}
     if levels is not None:
         if not isinstance(levels, Mapping):
-            raise fail("levels", f"expected a mapping of event name to level, got "
-                                 f"{type(levels).__name__}")
+            raise fail(
+                "levels", f"expected a mapping of event name to level, got {type(levels).__name__}"
+            )
         for event, level in levels.items():
             name = _event(event, lambda problem, e=event: fail("levels", f"[{e!r}]: {problem}"))
-            checked[name] = _level(level, lambda problem, e=event: fail(
-                "levels", f"[{e!r}]: {problem}"))
+            checked[name] = _level(
+                level, lambda problem, e=event: fail("levels", f"[{e!r}]: {problem}")
+            )
     chosen: frozenset[str] | None = None
     if events is not None:
         if isinstance(events, str) or not isinstance(events, Iterable):
@@ -117,16 +129,20 @@ def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, Any]
                     values[option] = int(raw)
                 except ValueError:
                     raise StructlogConfigError(
-                        "environment", key,
-                        f"{raw!r} is not a whole number >= 1 (or 'none': no limit)") from None
+                        "environment",
+                        key,
+                        f"{raw!r} is not a whole number >= 1 (or 'none': no limit)",
+                    ) from None
         elif option == "levels":
             levels: dict[str, str] = {}
             for item in _items(raw):
                 event, sep, level = item.partition("=")
                 if not sep:
                     raise StructlogConfigError(
-                        "environment", key, f"{item!r} is not EVENT=LEVEL "
-                        "(e.g. on_message=debug,pre_request=warning)")
+                        "environment",
+                        key,
+                        f"{item!r} is not EVENT=LEVEL (e.g. on_message=debug,pre_request=warning)",
+                    )
                 levels[event.strip()] = level.strip()
             values[option] = levels
         elif option == "events":

@@ -14,8 +14,15 @@ from .errors import StructlogConfigError
 from .options import DEFAULT_LEVELS, LEVELS, env_names, from_environment, validate
 from .render import clip, field_value
 
-CONTEXT_FIELDS = ("run_id", "parent_run_id", "session_id", "agent", "branch", "iteration",
-                  "tool_call_id")
+CONTEXT_FIELDS = (
+    "run_id",
+    "parent_run_id",
+    "session_id",
+    "agent",
+    "branch",
+    "iteration",
+    "tool_call_id",
+)
 """Record fields bound as structlog contextvars while a line is logged (when set)."""
 
 _RANK = {level: rank for rank, level in enumerate(LEVELS)}
@@ -50,27 +57,61 @@ class StructlogPlugin:
     name = "structlog"
     errors = "isolate"
 
-    def __init__(self, renderer: str | None = None, levels: Mapping[str, str] | None = None,
-                 max_chars: int | None = 200, logger: Any = None,
-                 events: Iterable[str] | None = None, *, min_level: str | None = None,
-                 file: str | IO[str] | None = None) -> None:
-        self._configure("StructlogPlugin", None, renderer=renderer, levels=levels,
-                        max_chars=max_chars, logger=logger, events=events, min_level=min_level,
-                        file=file)
+    def __init__(
+        self,
+        renderer: str | None = None,
+        levels: Mapping[str, str] | None = None,
+        max_chars: int | None = 200,
+        logger: Any = None,
+        events: Iterable[str] | None = None,
+        *,
+        min_level: str | None = None,
+        file: str | IO[str] | None = None,
+    ) -> None:
+        self._configure(
+            "StructlogPlugin",
+            None,
+            renderer=renderer,
+            levels=levels,
+            max_chars=max_chars,
+            logger=logger,
+            events=events,
+            min_level=min_level,
+            file=file,
+        )
 
-    def _configure(self, source: str, names: Mapping[str, str] | None, *, renderer: Any,
-                   levels: Any, max_chars: Any, logger: Any, events: Any, min_level: Any,
-                   file: Any) -> None:
-        options = validate(source, renderer=renderer, levels=levels, max_chars=max_chars,
-                           min_level=min_level, events=events, names=names)
+    def _configure(
+        self,
+        source: str,
+        names: Mapping[str, str] | None,
+        *,
+        renderer: Any,
+        levels: Any,
+        max_chars: Any,
+        logger: Any,
+        events: Any,
+        min_level: Any,
+        file: Any,
+    ) -> None:
+        options = validate(
+            source,
+            renderer=renderer,
+            levels=levels,
+            max_chars=max_chars,
+            min_level=min_level,
+            events=events,
+            names=names,
+        )
         key = (names or {}).get
         if logger is not None:
-            for option, value in (("renderer", renderer), ("file", file),
-                                  ("min_level", min_level)):
+            for option, value in (("renderer", renderer), ("file", file), ("min_level", min_level)):
                 if value is not None:
                     raise StructlogConfigError(
-                        source, key(option, option), "applies to the plugin's own logger only; "
-                        "with logger= your logger's configuration renders and filters")
+                        source,
+                        key(option, option),
+                        "applies to the plugin's own logger only; "
+                        "with logger= your logger's configuration renders and filters",
+                    )
         self.levels: dict[str, str] = dict(options.levels)
         self.max_chars = options.max_chars
         self.events = options.events
@@ -85,11 +126,13 @@ class StructlogPlugin:
             try:
                 stream = self._owned = open(stream, "a", encoding="utf-8")  # noqa: SIM115
             except OSError as exc:
-                raise StructlogConfigError(source, key("file", "file"),
-                                           f"cannot open {file!r} for appending: {exc}") from None
+                raise StructlogConfigError(
+                    source, key("file", "file"), f"cannot open {file!r} for appending: {exc}"
+                ) from None
         elif not callable(getattr(stream, "write", None)):
-            raise StructlogConfigError(source, key("file", "file"),
-                                       f"expected a path or a text stream, got {file!r}")
+            raise StructlogConfigError(
+                source, key("file", "file"), f"expected a path or a text stream, got {file!r}"
+            )
         min_name = options.min_level or "info"
         self._min_rank = _RANK[min_name]
         self.logger = own_logger(self.renderer, min_name, stream)
@@ -162,9 +205,15 @@ class EnvStructlogPlugin(StructlogPlugin):
     """
 
     def __init__(self) -> None:
-        values: dict[str, Any] = {"renderer": None, "levels": None, "max_chars": 200,
-                                  "logger": None, "events": None, "min_level": None,
-                                  "file": None}
+        values: dict[str, Any] = {
+            "renderer": None,
+            "levels": None,
+            "max_chars": 200,
+            "logger": None,
+            "events": None,
+            "min_level": None,
+            "file": None,
+        }
         values.update(from_environment())
         self._configure("environment", env_names(), **values)
 

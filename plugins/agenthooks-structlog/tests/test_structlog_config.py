@@ -25,30 +25,62 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
-@pytest.mark.parametrize(("options", "key", "problem"), [
-    ({"renderer": "xml"}, "renderer", "'xml' is not one of 'console', 'json'"),
-    ({"max_chars": 0}, "max_chars", "0 is not a whole number >= 1 (or None: no limit)"),
-    ({"max_chars": "9"}, "max_chars", "'9' is not a whole number >= 1 (or None: no limit)"),
-    ({"min_level": "verbose"}, "min_level",
-     "'verbose' is not a level; use one of debug, info, warning, error, critical"),
-    ({"levels": {"on_message": "loud"}}, "levels",
-     "['on_message']: 'loud' is not a level; use one of debug, info, warning, error, critical"),
-    ({"levels": {"on_mesage": "info"}}, "levels",
-     ("['on_mesage']: unknown event 'on_mesage'; did you mean 'on_message', 'onMessage', "
-     "'on_user_message'?")),
-    ({"levels": ["on_message"]}, "levels",
-     "expected a mapping of event name to level, got list"),
-    ({"events": ["on_chat_strat"]}, "events",
-     ("unknown event 'on_chat_strat'; did you mean 'on_chat_start', 'on_chat_abort', "
-     "'on_chat_error'?")),
-    ({"events": "on_chat_start"}, "events", "expected a list of event names, got 'on_chat_start'"),
-    ({"file": 42}, "file", "expected a path or a text stream, got 42"),
-    ({"logger": structlog.get_logger(), "renderer": "json"}, "renderer",
-     ("applies to the plugin's own logger only; with logger= your logger's configuration "
-     "renders and filters")),
-])
-def test_bad_options_raise_a_typed_error_naming_the_key(options: dict[str, object], key: str,
-                                                        problem: str) -> None:
+@pytest.mark.parametrize(
+    ("options", "key", "problem"),
+    [
+        ({"renderer": "xml"}, "renderer", "'xml' is not one of 'console', 'json'"),
+        ({"max_chars": 0}, "max_chars", "0 is not a whole number >= 1 (or None: no limit)"),
+        ({"max_chars": "9"}, "max_chars", "'9' is not a whole number >= 1 (or None: no limit)"),
+        (
+            {"min_level": "verbose"},
+            "min_level",
+            "'verbose' is not a level; use one of debug, info, warning, error, critical",
+        ),
+        (
+            {"levels": {"on_message": "loud"}},
+            "levels",
+            "['on_message']: 'loud' is not a level; use one of debug, info, warning, error, critical",
+        ),
+        (
+            {"levels": {"on_mesage": "info"}},
+            "levels",
+            (
+                "['on_mesage']: unknown event 'on_mesage'; did you mean 'on_message', 'onMessage', "
+                "'on_user_message'?"
+            ),
+        ),
+        (
+            {"levels": ["on_message"]},
+            "levels",
+            "expected a mapping of event name to level, got list",
+        ),
+        (
+            {"events": ["on_chat_strat"]},
+            "events",
+            (
+                "unknown event 'on_chat_strat'; did you mean 'on_chat_start', 'on_chat_abort', "
+                "'on_chat_error'?"
+            ),
+        ),
+        (
+            {"events": "on_chat_start"},
+            "events",
+            "expected a list of event names, got 'on_chat_start'",
+        ),
+        ({"file": 42}, "file", "expected a path or a text stream, got 42"),
+        (
+            {"logger": structlog.get_logger(), "renderer": "json"},
+            "renderer",
+            (
+                "applies to the plugin's own logger only; with logger= your logger's configuration "
+                "renders and filters"
+            ),
+        ),
+    ],
+)
+def test_bad_options_raise_a_typed_error_naming_the_key(
+    options: dict[str, object], key: str, problem: str
+) -> None:
     with pytest.raises(StructlogConfigError) as caught:
         StructlogPlugin(**options)  # type: ignore[arg-type]
     error = caught.value
@@ -73,7 +105,8 @@ def test_the_entry_point_is_installed() -> None:
 
 
 async def test_loaded_by_name_it_is_configured_from_the_environment(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = tmp_path / "agent.jsonl"
     monkeypatch.setenv(ENV + "RENDERER", "json")
     monkeypatch.setenv(ENV + "FILE", str(log))
@@ -89,7 +122,9 @@ async def test_loaded_by_name_it_is_configured_from_the_environment(
     info.dispose()  # closes the file the plugin opened
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(e["event"], e["level"]) for e in entries] == [
-        ("on_chat_start", "warning"), ("on_chat_end", "info")]
+        ("on_chat_start", "warning"),
+        ("on_chat_end", "info"),
+    ]
     assert entries[0]["input"] == "hell…(+1 chars)"
     assert entries[1]["output"].startswith('{"co…(+')
 
@@ -107,25 +142,48 @@ async def test_auto_loading_installs_it(tmp_path: Path, monkeypatch: pytest.Monk
     assert "[info     ] on_chat_done" in line and "agent=calc" in line.split()
 
 
-@pytest.mark.parametrize(("variable", "value", "problem"), [
-    ("RENDERER", "xml", "'xml' is not one of 'console', 'json'"),
-    ("LEVELS", "on_message=loud",
-     "['on_message']: 'loud' is not a level; use one of debug, info, warning, error, critical"),
-    ("LEVELS", "on_message", ("'on_message' is not EVENT=LEVEL "
-     "(e.g. on_message=debug,pre_request=warning)")),
-    ("MAX_CHARS", "many", "'many' is not a whole number >= 1 (or 'none': no limit)"),
-    ("MAX_CHARS", "-3", "-3 is not a whole number >= 1 (or None: no limit)"),
-    ("FILE", "/nonexistent-dir/agent.log", ("cannot open '/nonexistent-dir/agent.log' for "
-     "appending: [Errno 2] No such file or directory: '/nonexistent-dir/agent.log'")),
-    ("EVENTS", "on_chat_start,on_chat_ned",
-     ("unknown event 'on_chat_ned'; did you mean 'on_chat_end', 'on_chat_done', "
-     "'on_chat_error'?")),
-])
+@pytest.mark.parametrize(
+    ("variable", "value", "problem"),
+    [
+        ("RENDERER", "xml", "'xml' is not one of 'console', 'json'"),
+        (
+            "LEVELS",
+            "on_message=loud",
+            "['on_message']: 'loud' is not a level; use one of debug, info, warning, error, critical",
+        ),
+        (
+            "LEVELS",
+            "on_message",
+            ("'on_message' is not EVENT=LEVEL (e.g. on_message=debug,pre_request=warning)"),
+        ),
+        ("MAX_CHARS", "many", "'many' is not a whole number >= 1 (or 'none': no limit)"),
+        ("MAX_CHARS", "-3", "-3 is not a whole number >= 1 (or None: no limit)"),
+        (
+            "FILE",
+            "/nonexistent-dir/agent.log",
+            (
+                "cannot open '/nonexistent-dir/agent.log' for "
+                "appending: [Errno 2] No such file or directory: '/nonexistent-dir/agent.log'"
+            ),
+        ),
+        (
+            "EVENTS",
+            "on_chat_start,on_chat_ned",
+            (
+                "unknown event 'on_chat_ned'; did you mean 'on_chat_end', 'on_chat_done', "
+                "'on_chat_error'?"
+            ),
+        ),
+    ],
+)
 def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
-        monkeypatch: pytest.MonkeyPatch, variable: str, value: str, problem: str) -> None:
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, problem: str
+) -> None:
     monkeypatch.setenv(ENV + variable, value)
-    expected = (f"plugin 'structlog' (distribution agenthooks-structlog) failed: "
-                f"StructlogConfigError: environment: {ENV}{variable}: {problem}")
+    expected = (
+        f"plugin 'structlog' (distribution agenthooks-structlog) failed: "
+        f"StructlogConfigError: environment: {ENV}{variable}: {problem}"
+    )
     bus = HookBus(plugins=["structlog"])
     assert "structlog" not in bus.plugins
     [error] = bus.plugin_errors

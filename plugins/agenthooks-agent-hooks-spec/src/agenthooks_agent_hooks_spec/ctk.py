@@ -65,8 +65,9 @@ class LoggingTool(Tool[Any]):
         super().__init__(scripted, name=spec.name, description=f"scripted tool {spec.name}")
         self.parameters = {
             "type": "object",
-            "properties": {k: {"type": v} if isinstance(v, str) else {}
-                           for k, v in spec.schema.items()},
+            "properties": {
+                k: {"type": v} if isinstance(v, str) else {} for k, v in spec.schema.items()
+            },
         }
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -77,13 +78,15 @@ class AgenthooksHarness:
     """The CTK harness of agenthooks (no-argument constructor; one instance per vector)."""
 
     name = "agenthooks"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({
-        Capability.MODEL_CALLS,
-        Capability.TOOL_CALLS,
-        Capability.INT64_JSON,  # Python ints hold any JSON integer losslessly
-        Capability.BIGINT_JSON,
-        Capability.HOST_DECLARATION,  # AgentHooksSpec.from_declaration(document, registry)
-    })
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {
+            Capability.MODEL_CALLS,
+            Capability.TOOL_CALLS,
+            Capability.INT64_JSON,  # Python ints hold any JSON integer losslessly
+            Capability.BIGINT_JSON,
+            Capability.HOST_DECLARATION,  # AgentHooksSpec.from_declaration(document, registry)
+        }
+    )
     tool_seam_host_error = "continue"  # a tool deny is an error the model reads; the run goes on
 
     def __init__(self) -> None:
@@ -96,22 +99,34 @@ class AgenthooksHarness:
 
     def host_surface(self) -> HostSurface:
         """The code surface a declaration is resolved against."""
-        return HostSurface.from_capabilities(sorted(c.value for c in self.capabilities),
-                                             self.tool_seam_host_error)
+        return HostSurface.from_capabilities(
+            sorted(c.value for c in self.capabilities), self.tool_seam_host_error
+        )
 
     def declaration(self) -> dict[str, Any]:
         """agenthooks' host declaration document; the CTK reads the claimed surface from it."""
         return host_declaration()
 
-    def setup(self, scenario: Scenario, interceptors: list[Interceptor],
-              resolver: ApprovalResolver | None, mode: EnforcementMode,
-              composition: CompositionConfig | None = None,
-              identity_provider: str | None = "jcs-sha256",
-              redact_for_approval: list[str] | None = None) -> None:
+    def setup(
+        self,
+        scenario: Scenario,
+        interceptors: list[Interceptor],
+        resolver: ApprovalResolver | None,
+        mode: EnforcementMode,
+        composition: CompositionConfig | None = None,
+        identity_provider: str | None = "jcs-sha256",
+        redact_for_approval: list[str] | None = None,
+    ) -> None:
         """A field-based vector: the spec built in code, as a user builds it."""
-        spec = AgentHooksSpec(interceptors, mode=mode, composition=composition,
-                              resolver=resolver, record_sink=self._records.append)
+        spec = AgentHooksSpec(
+            interceptors,
+            mode=mode,
+            composition=composition,
+            resolver=resolver,
+            record_sink=self._records.append,
+        )
         if identity_provider == "ctk-fault":
+
             def fault(_ctx: AgentContext) -> str:
                 raise RuntimeError("ctk scripted provider fault")
 
@@ -123,11 +138,13 @@ class AgenthooksHarness:
             spec.emitter.set_approval_redactor(lambda ctx: redact_paths(ctx, paths))
         self._scenario, self._spec = scenario, spec
 
-    def setup_declared(self, scenario: Scenario, document: dict[str, Any],
-                       registry: HostRegistry) -> None:
+    def setup_declared(
+        self, scenario: Scenario, document: dict[str, Any], registry: HostRegistry
+    ) -> None:
         """A declaration vector: the spec built from the document (a refusal propagates)."""
-        self._spec = AgentHooksSpec.from_declaration(document, registry,
-                                                     record_sink=self._records.append)
+        self._spec = AgentHooksSpec.from_declaration(
+            document, registry, record_sink=self._records.append
+        )
         self._scenario = scenario
 
     async def run(self) -> RunRecord:
@@ -136,13 +153,16 @@ class AgenthooksHarness:
         scenario = self._scenario
         if scenario.input.get("role", "user") != "user":
             raise NotImplementedError("agenthooks takes the input as a user message")
-        agent = Agent("ctk-agent", provider=ScriptedProvider(_script(scenario)),
-                      tools=[LoggingTool(t, self._tool_log) for t in scenario.tools.values()])
+        agent = Agent(
+            "ctk-agent",
+            provider=ScriptedProvider(_script(scenario)),
+            tools=[LoggingTool(t, self._tool_log) for t in scenario.tools.values()],
+        )
         outcome, final, error = RunOutcome.COMPLETED, None, None
         with agent.bus.use(self._spec):
             try:
                 response = await agent.chat(scenario.input["content"])
-            except Exception as exc:  # noqa: BLE001 - a failed run is the CTK's error outcome
+            except Exception as exc:
                 outcome, error = RunOutcome.ERROR, f"{type(exc).__name__}: {exc}"
             else:
                 if response.finish_reason == "denied":
@@ -150,10 +170,13 @@ class AgenthooksHarness:
                 else:
                     final = response.content
         return RunRecord(
-            outcome=outcome, final_output=final, tool_invocations=list(self._tool_log),
+            outcome=outcome,
+            final_output=final,
+            tool_invocations=list(self._tool_log),
             error=error,
             identities=[(r.input_identity, r.enforced_identity) for r in self._records],
-            records=[r.to_wire() for r in self._records])
+            records=[r.to_wire() for r in self._records],
+        )
 
     def teardown(self) -> None:
         """Forget the vector."""
@@ -164,9 +187,12 @@ def _script(scenario: Scenario) -> list[ProviderResponse]:
     return [
         ProviderResponse(
             content=m.content,
-            tool_calls=[ToolCall(id=c.get("id", ""), name=c["name"], arguments=c["args"])
-                        for c in m.tool_calls],
-            finish_reason=m.finish_reason)
+            tool_calls=[
+                ToolCall(id=c.get("id", ""), name=c["name"], arguments=c["args"])
+                for c in m.tool_calls
+            ],
+            finish_reason=m.finish_reason,
+        )
         for m in scenario.model_script
     ]
 

@@ -112,12 +112,22 @@ class AgentHooksSpec:
     ) -> None:
         named = _named(interceptors)
         if emitter is None:
-            emitter = InterceptionEmitter(mode=EnforcementMode(mode), resolver=resolver,
-                                          timeout=timeout, composition=composition)
-        elif (EnforcementMode(mode) is not EnforcementMode.ENFORCE or composition is not None
-              or resolver is not None or timeout != DEFAULT_TIMEOUT):
-            raise ValueError("AgentHooksSpec(emitter=...) takes its mode, composition, resolver "
-                             "and timeout from the emitter: configure them there")
+            emitter = InterceptionEmitter(
+                mode=EnforcementMode(mode),
+                resolver=resolver,
+                timeout=timeout,
+                composition=composition,
+            )
+        elif (
+            EnforcementMode(mode) is not EnforcementMode.ENFORCE
+            or composition is not None
+            or resolver is not None
+            or timeout != DEFAULT_TIMEOUT
+        ):
+            raise ValueError(
+                "AgentHooksSpec(emitter=...) takes its mode, composition, resolver "
+                "and timeout from the emitter: configure them there"
+            )
         for interceptor_name, interceptor in named:
             emitter.register(interceptor, name=interceptor_name)
         if record_sink is not None:
@@ -129,13 +139,19 @@ class AgentHooksSpec:
         self._roots: set[str] = set()  # runs whose input, output (and lifecycle) are emitted
 
     @classmethod
-    def from_declaration(cls, document: Any, registry: HostRegistry, *,
-                         record_sink: Callable[[InterceptionRecord], None] | None = None,
-                         ) -> AgentHooksSpec:
+    def from_declaration(
+        cls,
+        document: Any,
+        registry: HostRegistry,
+        *,
+        record_sink: Callable[[InterceptionRecord], None] | None = None,
+    ) -> AgentHooksSpec:
         """An ``AgentHooksSpec`` whose emitter is built from a host declaration ``document``
         (a dict) through the SDK's loader; a refused document raises ``DeclarationError``."""
-        return cls(emitter=InterceptionEmitter.from_declaration_value(document, registry),
-                   record_sink=record_sink)
+        return cls(
+            emitter=InterceptionEmitter.from_declaration_value(document, registry),
+            record_sink=record_sink,
+        )
 
     @property
     def mode(self) -> EnforcementMode:
@@ -209,8 +225,9 @@ class AgentHooksSpec:
         if state is not None:
             await self._shutdown(state, ctx, "error" if state.denied is not None else "completed")
 
-    async def _shutdown(self, state: _Session, ctx: EventContext, reason: str,
-                        **summary: Any) -> None:
+    async def _shutdown(
+        self, state: _Session, ctx: EventContext, reason: str, **summary: Any
+    ) -> None:
         wire = state.builder.agent_shutdown(reason=reason, tool_calls=state.tool_calls, **summary)
         # nothing is left to refuse at shutdown: the record is the outcome
         await self.emitter.emit_unchecked(self._stamp(wire, ctx))
@@ -220,20 +237,29 @@ class AgentHooksSpec:
     async def _on_user_message(self, ctx: UserMessageContext) -> Any:
         if ctx.run_id not in self._roots:
             return None
-        return await self._guard(ctx, InterceptionPoint.INPUT,
-                                 lambda b: b.input(content=ctx.message, role="user"),
-                                 lambda c: c["input"]["content"],
-                                 lambda v: {"message": p.text_from_wire(v, "$target.content")})
+        return await self._guard(
+            ctx,
+            InterceptionPoint.INPUT,
+            lambda b: b.input(content=ctx.message, role="user"),
+            lambda c: c["input"]["content"],
+            lambda v: {"message": p.text_from_wire(v, "$target.content")},
+        )
 
     async def _on_post_agent(self, ctx: PostAgentContext) -> Any:
         if ctx.run_id not in self._roots:
             return None
         response = ctx.response
         return await self._guard(
-            ctx, InterceptionPoint.OUTPUT, lambda b: b.output(content=response.content),
+            ctx,
+            InterceptionPoint.OUTPUT,
+            lambda b: b.output(content=response.content),
             lambda c: c["output"]["content"],
-            lambda v: {"response": response.model_copy(update={
-                "content": p.text_from_wire(v, "$target.content", nullable=True)})})
+            lambda v: {
+                "response": response.model_copy(
+                    update={"content": p.text_from_wire(v, "$target.content", nullable=True)}
+                )
+            },
+        )
 
     # model calls ------------------------------------------------------------------------------
 
@@ -246,29 +272,42 @@ class AgentHooksSpec:
 
         def build(b: AgentContextBuilder) -> AgentContext:
             tools = p.tools_to_wire(request)
-            return b.pre_model_call(model_id=model_id, messages=p.request_to_wire(request),
-                                    tools=tools or None)
+            return b.pre_model_call(
+                model_id=model_id, messages=p.request_to_wire(request), tools=tools or None
+            )
 
-        return await self._guard(ctx, InterceptionPoint.PRE_MODEL_CALL, build,
-                                 lambda c: c["messages"],
-                                 lambda v: {"request": p.request_from_wire(request, v)})
+        return await self._guard(
+            ctx,
+            InterceptionPoint.PRE_MODEL_CALL,
+            build,
+            lambda c: c["messages"],
+            lambda v: {"request": p.request_from_wire(request, v)},
+        )
 
     async def _on_response(self, ctx: ResponseContext) -> Any:
         response = ctx.response
         state = self._state(ctx)
         model_id = (state.models.get(ctx.run_id) if state is not None else None) or (
-            ctx.request.model)
+            ctx.request.model
+        )
 
         def build(b: AgentContextBuilder) -> AgentContext:
             wire = p.response_to_wire(response)
-            return b.post_model_call(model_id=model_id, content=wire["content"],
-                                     tool_calls=wire["tool_calls"],
-                                     finish_reason=wire["finish_reason"],
-                                     usage=p.usage_to_wire(response.usage))
+            return b.post_model_call(
+                model_id=model_id,
+                content=wire["content"],
+                tool_calls=wire["tool_calls"],
+                finish_reason=wire["finish_reason"],
+                usage=p.usage_to_wire(response.usage),
+            )
 
-        return await self._guard(ctx, InterceptionPoint.POST_MODEL_CALL, build,
-                                 lambda c: c["response"],
-                                 lambda v: {"response": p.response_from_wire(response, v)})
+        return await self._guard(
+            ctx,
+            InterceptionPoint.POST_MODEL_CALL,
+            build,
+            lambda c: c["response"],
+            lambda v: {"response": p.response_from_wire(response, v)},
+        )
 
     # tool calls -------------------------------------------------------------------------------
 
@@ -283,11 +322,15 @@ class AgentHooksSpec:
                 state.tool_calls += 1
 
         return await self._guard(
-            ctx, InterceptionPoint.PRE_TOOL_CALL,
-            lambda b: b.pre_tool_call(call_id=call_id, name=call.name,
-                                      args=p.to_json(call.arguments, "$target")),
+            ctx,
+            InterceptionPoint.PRE_TOOL_CALL,
+            lambda b: b.pre_tool_call(
+                call_id=call_id, name=call.name, args=p.to_json(call.arguments, "$target")
+            ),
             lambda c: c["tool_call"]["args"],
-            lambda v: {"call": p.args_from_wire(call, v)}, proceeded=proceeded)
+            lambda v: {"call": p.args_from_wire(call, v)},
+            proceeded=proceeded,
+        )
 
     def _take_open(self, ctx: ToolResultContext | ToolErrorContext) -> _Session | None:
         """The session of a call that had a ``pre_tool_call`` emission, which it closes."""
@@ -303,12 +346,19 @@ class AgentHooksSpec:
             return None
         call = ctx.call
         return await self._guard(
-            ctx, InterceptionPoint.POST_TOOL_CALL,
-            lambda b: b.post_tool_call(call_id=ctx.tool_call_id or call.id, name=call.name,
-                                       args=p.to_json(call.arguments, "$.tool_call.args"),
-                                       value=p.result_to_wire(ctx.result), is_error=False,
-                                       duration_ms=ctx.duration * 1000),
-            lambda c: c["tool_result"]["value"], lambda v: {"result": v})
+            ctx,
+            InterceptionPoint.POST_TOOL_CALL,
+            lambda b: b.post_tool_call(
+                call_id=ctx.tool_call_id or call.id,
+                name=call.name,
+                args=p.to_json(call.arguments, "$.tool_call.args"),
+                value=p.result_to_wire(ctx.result),
+                is_error=False,
+                duration_ms=ctx.duration * 1000,
+            ),
+            lambda c: c["tool_result"]["value"],
+            lambda v: {"result": v},
+        )
 
     async def _on_tool_error(self, ctx: ToolErrorContext) -> Any:
         if ctx.recovered:  # an ordinary handler recovered: on_tool_call_result reports it
@@ -317,29 +367,44 @@ class AgentHooksSpec:
             return None
         call = ctx.call
         outcome = await self._guard(
-            ctx, InterceptionPoint.POST_TOOL_CALL,
-            lambda b: b.post_tool_call(call_id=ctx.tool_call_id or call.id, name=call.name,
-                                       args=p.to_json(call.arguments, "$.tool_call.args"),
-                                       value=p.error_to_wire(ctx.error), is_error=True,
-                                       duration_ms=ctx.duration * 1000),
-            lambda c: c["tool_result"]["value"], lambda v: {"error": p.error_from_wire(v)})
+            ctx,
+            InterceptionPoint.POST_TOOL_CALL,
+            lambda b: b.post_tool_call(
+                call_id=ctx.tool_call_id or call.id,
+                name=call.name,
+                args=p.to_json(call.arguments, "$.tool_call.args"),
+                value=p.error_to_wire(ctx.error),
+                is_error=True,
+                duration_ms=ctx.duration * 1000,
+            ),
+            lambda c: c["tool_result"]["value"],
+            lambda v: {"error": p.error_from_wire(v)},
+        )
         if isinstance(outcome, Deny):  # on_tool_call_error cannot deny: the error becomes it
             return {"error": outcome.text(call.name)}
         return outcome
 
     # the one emission path --------------------------------------------------------------------
 
-    async def _guard(self, ctx: EventContext, point: InterceptionPoint,
-                     build: Callable[[AgentContextBuilder], AgentContext],
-                     read: Callable[[AgentContext], Any], write: Writer,
-                     proceeded: Callable[[], None] | None = None) -> Any:
+    async def _guard(
+        self,
+        ctx: EventContext,
+        point: InterceptionPoint,
+        build: Callable[[AgentContextBuilder], AgentContext],
+        read: Callable[[AgentContext], Any],
+        write: Writer,
+        proceeded: Callable[[], None] | None = None,
+    ) -> Any:
         """Build the context, emit it, and answer the bus: ``Deny`` when the emission blocked
         (or the context could not be built or written back, in enforce mode), the write-back
         return when a transform changed the target, else ``None``."""
         state = self._state(ctx)
         if state is None:
-            return self._failed(None, point, f"no session for run {ctx.run_id!r}: install the "
-                                "plugin before the run starts")
+            return self._failed(
+                None,
+                point,
+                f"no session for run {ctx.run_id!r}: install the plugin before the run starts",
+            )
         try:
             wire = self._stamp(build(state.builder), ctx)
         except p.ProjectionError as exc:
@@ -363,8 +428,9 @@ class AgentHooksSpec:
         if state is None:
             self.emitter.record_host_failure(point, detail)
         else:
-            self.emitter.record_host_failure(point, detail, session_id=state.session_id,
-                                             sequence=_next_sequence(state.builder))
+            self.emitter.record_host_failure(
+                point, detail, session_id=state.session_id, sequence=_next_sequence(state.builder)
+            )
         if self.emitter.mode is EnforcementMode.EVALUATE_ONLY:
             return None
         return Deny(f"host_error:context_invalid: {detail}")
@@ -372,8 +438,13 @@ class AgentHooksSpec:
     # sessions ---------------------------------------------------------------------------------
 
     def _open(self, key: str, ctx: EventContext) -> _Session:
-        builder = AgentContextBuilder(agent_id=ctx.agent, framework=FRAMEWORK, session_id=key,
-                                      agent_name=ctx.agent, session_started_at=_now())
+        builder = AgentContextBuilder(
+            agent_id=ctx.agent,
+            framework=FRAMEWORK,
+            session_id=key,
+            agent_name=ctx.agent,
+            session_started_at=_now(),
+        )
         state = self._sessions[key] = _Session(builder, key)
         return state
 
@@ -391,17 +462,20 @@ class AgentHooksSpec:
         return wire
 
 
-def _named(interceptors: Iterable[Interceptor] | Mapping[str, Interceptor],
-           ) -> list[tuple[str | None, Interceptor]]:
+def _named(
+    interceptors: Iterable[Interceptor] | Mapping[str, Interceptor],
+) -> list[tuple[str | None, Interceptor]]:
     if isinstance(interceptors, Mapping):
         pairs: list[tuple[str | None, Any]] = list(interceptors.items())
     else:
         pairs = [(None, i) for i in interceptors]
     for name, interceptor in pairs:
         if not callable(getattr(interceptor, "intercept", None)):
-            raise TypeError(f"interceptor {name or interceptor!r} has no intercept(context) "
-                            "method; an AGENT-HOOKS-0.1 interceptor returns a Verdict from "
-                            "intercept(context)")
+            raise TypeError(
+                f"interceptor {name or interceptor!r} has no intercept(context) "
+                "method; an AGENT-HOOKS-0.1 interceptor returns a Verdict from "
+                "intercept(context)"
+            )
     return pairs
 
 

@@ -114,8 +114,9 @@ def message_to_wire(message: ChatMessage, path: str = "$") -> dict[str, Any]:
     """A ``ChatMessage`` as ``{"role", "content"}`` plus the members it sets."""
     out: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.tool_calls:
-        out["tool_calls"] = [call_to_wire(c, f"{path}.tool_calls[{i}]")
-                             for i, c in enumerate(message.tool_calls)]
+        out["tool_calls"] = [
+            call_to_wire(c, f"{path}.tool_calls[{i}]") for i, c in enumerate(message.tool_calls)
+        ]
     if message.tool_call_id is not None:
         out["tool_call_id"] = message.tool_call_id
     if message.name is not None:
@@ -147,8 +148,14 @@ def message_from_wire(value: Any, path: str) -> ChatMessage:
     is_error = value.get("is_error", False)
     if not isinstance(is_error, bool):
         raise ProjectionError(f"{path}.is_error: expected a boolean")
-    return ChatMessage(role=role, content=content, tool_calls=calls, tool_call_id=tool_call_id,
-                       name=name, is_error=is_error)
+    return ChatMessage(
+        role=role,
+        content=content,
+        tool_calls=calls,
+        tool_call_id=tool_call_id,
+        name=name,
+        is_error=is_error,
+    )
 
 
 def request_to_wire(request: ProviderRequest) -> list[dict[str, Any]]:
@@ -168,8 +175,11 @@ def request_from_wire(request: ProviderRequest, messages: Any) -> ProviderReques
     system: str | None = None
     rest = messages
     first = messages[0] if messages else None
-    if isinstance(first, dict) and first.get("role") == "system" and set(first) <= {"role",
-                                                                                    "content"}:
+    if (
+        isinstance(first, dict)
+        and first.get("role") == "system"
+        and set(first) <= {"role", "content"}
+    ):
         system = text_from_wire(first.get("content"), "$target[0].content")
         rest = messages[1:]
     offset = len(messages) - len(rest)
@@ -196,8 +206,9 @@ def response_to_wire(response: ProviderResponse) -> dict[str, Any]:
     reason."""
     return {
         "content": response.content,
-        "tool_calls": [call_to_wire(c, f"$target.tool_calls[{i}]")
-                       for i, c in enumerate(response.tool_calls)],
+        "tool_calls": [
+            call_to_wire(c, f"$target.tool_calls[{i}]") for i, c in enumerate(response.tool_calls)
+        ],
         "finish_reason": response.finish_reason,
     }
 
@@ -217,8 +228,9 @@ def response_from_wire(response: ProviderResponse, value: Any) -> ProviderRespon
     finish = value.get("finish_reason", response.finish_reason)
     if not isinstance(finish, str):
         raise ProjectionError("$target.finish_reason: expected a string")
-    return response.model_copy(update={"content": content, "tool_calls": calls,
-                                       "finish_reason": finish})
+    return response.model_copy(
+        update={"content": content, "tool_calls": calls, "finish_reason": finish}
+    )
 
 
 def usage_to_wire(usage: Usage) -> dict[str, int] | None:

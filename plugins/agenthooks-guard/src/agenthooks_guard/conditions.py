@@ -21,9 +21,22 @@ from .where import Where, describe
 _MISSING = object()
 
 OPERATORS = (
-    "equals", "not_equals", "matches", "not_matches", "startswith", "not_startswith",
-    "endswith", "not_endswith", "contains", "not_contains", "in", "not_in",
-    "gt", "ge", "lt", "le",
+    "equals",
+    "not_equals",
+    "matches",
+    "not_matches",
+    "startswith",
+    "not_startswith",
+    "endswith",
+    "not_endswith",
+    "contains",
+    "not_contains",
+    "in",
+    "not_in",
+    "gt",
+    "ge",
+    "lt",
+    "le",
 )
 """Every operator a condition may use."""
 
@@ -66,7 +79,8 @@ def _number(value: Any, cond: Condition) -> float:
             pass
     raise PolicyEvaluationError(
         f"policy condition {cond} cannot be checked: args.{'.'.join(cond.path)} is "
-        f"{describe(value)}, not a number")
+        f"{describe(value)}, not a number"
+    )
 
 
 def _starts(value: Any, prefixes: tuple[str, ...], cond: Condition) -> bool:
@@ -116,8 +130,9 @@ def compile_conditions(spec: Any, where: Where) -> tuple[Condition, ...]:
     return tuple(found)
 
 
-def _walk(spec: Mapping[str, Any], path: tuple[str, ...], where: Where,
-          found: list[Condition]) -> None:
+def _walk(
+    spec: Mapping[str, Any], path: tuple[str, ...], where: Where, found: list[Condition]
+) -> None:
     for name, value in spec.items():
         if not isinstance(name, str) or not name:
             raise where.error(f"argument names are non-empty strings, got {name!r}")
@@ -137,7 +152,8 @@ def _walk(spec: Mapping[str, Any], path: tuple[str, ...], where: Where,
                 if close and not isinstance(value[key], Mapping):
                     raise here.child(str(key)).error(
                         f"unknown operator; did you mean {close[0]!r}? (to test a nested "
-                        f"argument of that name write {here.child(str(key)).key}.equals = ...)")
+                        f"argument of that name write {here.child(str(key)).key}.equals = ...)"
+                    )
             _walk(value, steps, here, found)
             continue
         others = [k for k in value if k not in OPERATORS]
@@ -162,8 +178,11 @@ def _condition(path: tuple[str, ...], op: str, operand: Any, where: Where) -> Co
             raise where.error(f"invalid regular expression {operand!r}: {exc}") from None
     if op in ("startswith", "not_startswith", "endswith", "not_endswith"):
         items = [operand] if isinstance(operand, str) else operand
-        if not isinstance(items, (list, tuple)) or not items or not all(
-                isinstance(i, str) for i in items):
+        if (
+            not isinstance(items, (list, tuple))
+            or not items
+            or not all(isinstance(i, str) for i in items)
+        ):
             raise where.error(f"expected a string or a list of strings, got {describe(operand)}")
         return Condition(path, op, tuple(items))
     if op in ("in", "not_in"):

@@ -44,8 +44,9 @@ def load_policy(path: str | os.PathLike[str]) -> Policy:
     except FileNotFoundError:
         raise GuardConfigError("policy file not found", source=source) from None
     except OSError as exc:
-        raise GuardConfigError(f"cannot read the policy file: {exc.strerror or exc}",
-                               source=source) from None
+        raise GuardConfigError(
+            f"cannot read the policy file: {exc.strerror or exc}", source=source
+        ) from None
     except UnicodeDecodeError as exc:
         raise GuardConfigError(f"the policy file is not UTF-8: {exc}", source=source) from None
     return parse_policy(text, source=source)
@@ -66,8 +67,9 @@ def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
         elif message.endswith(_AT_END):  # the error is on the last line
             line = line or text.count("\n") + (0 if text.endswith("\n") else 1)
             message = message[: -len(_AT_END)].rstrip() + " at the end of the document"
-        raise GuardConfigError(f"invalid TOML: {message}", source=source, line=line,
-                               column=column) from None
+        raise GuardConfigError(
+            f"invalid TOML: {message}", source=source, line=line, column=column
+        ) from None
     return policy_from_mapping(data, source=source)
 
 
@@ -82,14 +84,22 @@ def policy_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -
     """The policy described by ``data`` (the TOML document as a mapping)."""
     root = Where(source)
     _keys(data, _TOP, root)
-    rules = [_rule(item, root.child("rules").item(i))
-             for i, item in enumerate(_list(data.get("rules", []), root.child("rules")))]
+    rules = [
+        _rule(item, root.child("rules").item(i))
+        for i, item in enumerate(_list(data.get("rules", []), root.child("rules")))
+    ]
     approver = _approver(data["approver"], root.child("approver")) if "approver" in data else None
     input_rules = _input(data["input"], root.child("input")) if "input" in data else None
     redact = _redact(data["redact"], root.child("redact")) if "redact" in data else None
-    return Policy(rules, default=data.get("default", "allow"),
-                  ask_timeout=data.get("ask_timeout", DEFAULT_ASK_TIMEOUT), approver=approver,
-                  input=input_rules, redact=redact, source=source)
+    return Policy(
+        rules,
+        default=data.get("default", "allow"),
+        ask_timeout=data.get("ask_timeout", DEFAULT_ASK_TIMEOUT),
+        approver=approver,
+        input=input_rules,
+        redact=redact,
+        source=source,
+    )
 
 
 def _keys(data: Any, known: tuple[str, ...], where: Where) -> None:
@@ -110,9 +120,15 @@ def _rule(data: Any, where: Where) -> Rule:
     _keys(data, _RULE, where)
     if "action" not in data:
         raise where.child("action").error("missing; give one of allow, deny, ask")
-    return Rule(data.get("tool"), data["action"], args=data.get("args"),
-                reason=data.get("reason"), name=data.get("name"), timeout=data.get("timeout"),
-                where=where)
+    return Rule(
+        data.get("tool"),
+        data["action"],
+        args=data.get("args"),
+        reason=data.get("reason"),
+        name=data.get("name"),
+        timeout=data.get("timeout"),
+        where=where,
+    )
 
 
 def _approver(spec: Any, where: Where) -> Approver:
@@ -123,7 +139,7 @@ def _approver(spec: Any, where: Where) -> Approver:
         target: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             target = getattr(target, part)
-    except Exception as exc:  # noqa: BLE001 - any import failure is a config error
+    except Exception as exc:
         raise where.error(f"cannot import {spec!r}: {type(exc).__name__}: {exc}") from None
     if not callable(target):
         raise where.error(f"{spec!r} is {describe(target)}, not a callable")
@@ -136,8 +152,9 @@ def _input(data: Any, where: Where) -> InputRules:
     reason = data.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise where.child("reason").error(f"expected a string, got {describe(reason)}")
-    return InputRules(max_length=data.get("max_length"), deny_patterns=patterns, reason=reason,
-                      where=where)
+    return InputRules(
+        max_length=data.get("max_length"), deny_patterns=patterns, reason=reason, where=where
+    )
 
 
 def _redact(data: Any, where: Where) -> Redactor:
@@ -147,9 +164,14 @@ def _redact(data: Any, where: Where) -> Redactor:
     for i, name in enumerate(names):
         if name not in BUILTIN_PATTERNS:
             shown = repr(name) if isinstance(name, str) else describe(name)
-            raise where.child("patterns").item(i).error(
-                f"{shown} is not a built-in pattern ({', '.join(BUILTIN_PATTERNS)}); add your "
-                "own under [[redact.custom]]")
+            raise (
+                where.child("patterns")
+                .item(i)
+                .error(
+                    f"{shown} is not a built-in pattern ({', '.join(BUILTIN_PATTERNS)}); add your "
+                    "own under [[redact.custom]]"
+                )
+            )
         chosen.append(name)
     for i, item in enumerate(_list(data.get("custom", []), where.child("custom"))):
         here = where.child("custom").item(i)
@@ -163,13 +185,15 @@ def _redact(data: Any, where: Where) -> Redactor:
             chosen.append(RedactionPattern(name, re.compile(regex)))
         except re.error as exc:
             raise here.child("regex").error(
-                f"invalid regular expression {regex!r}: {exc}") from None
+                f"invalid regular expression {regex!r}: {exc}"
+            ) from None
     targets = _list(data.get("targets", list(TARGETS)), where.child("targets"))
     for i, target in enumerate(targets):
         if target not in TARGETS:
             shown = repr(target) if isinstance(target, str) else describe(target)
-            raise where.child("targets").item(i).error(
-                f"{shown} is not one of {', '.join(TARGETS)}")
+            raise (
+                where.child("targets").item(i).error(f"{shown} is not one of {', '.join(TARGETS)}")
+            )
     replacement = data.get("replacement", "[REDACTED:{name}]")
     if not isinstance(replacement, str):
         raise where.child("replacement").error(f"expected a string, got {describe(replacement)}")
@@ -179,5 +203,4 @@ def _redact(data: Any, where: Where) -> Redactor:
         raise where.child(exc.key or "replacement").error(exc.problem) from None
 
 
-__all__ = ["POLICY_ENV", "load_policy", "parse_policy", "policy_from_env",
-           "policy_from_mapping"]
+__all__ = ["POLICY_ENV", "load_policy", "parse_policy", "policy_from_env", "policy_from_mapping"]

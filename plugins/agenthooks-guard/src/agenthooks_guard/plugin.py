@@ -56,8 +56,9 @@ class Guard:
 
     version = "0.1.0"
 
-    def __init__(self, policy: Policy | None = None, *, approver: Approver | None = None,
-                 name: str = "guard") -> None:
+    def __init__(
+        self, policy: Policy | None = None, *, approver: Approver | None = None, name: str = "guard"
+    ) -> None:
         self.name = name
         self.config_error: GuardConfigError | None = None
         if policy is None:
@@ -68,25 +69,27 @@ class Guard:
                 policy = Policy()
         self.policy = policy
         if approver is not None and not callable(approver):
-            raise GuardConfigError(f"approver must be callable, got {approver!r}",
-                                   key="approver")
+            raise GuardConfigError(f"approver must be callable, got {approver!r}", key="approver")
         self.approver = approver if approver is not None else policy.approver
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, approver: Approver | None = None,
-                  name: str = "guard") -> Guard:
+    def from_file(
+        cls, path: str | os.PathLike[str], *, approver: Approver | None = None, name: str = "guard"
+    ) -> Guard:
         """A guard for the TOML policy file ``path`` (raises ``GuardConfigError``)."""
         return cls(load_policy(path), approver=approver, name=name)
 
     @classmethod
-    def from_toml(cls, text: str, *, approver: Approver | None = None,
-                  name: str = "guard") -> Guard:
+    def from_toml(
+        cls, text: str, *, approver: Approver | None = None, name: str = "guard"
+    ) -> Guard:
         """A guard for the TOML policy ``text`` (raises ``GuardConfigError``)."""
         return cls(parse_policy(text), approver=approver, name=name)
 
     def __repr__(self) -> str:
-        state = f"config_error={str(self.config_error)!r}" if self.config_error else repr(
-            self.policy)
+        state = (
+            f"config_error={str(self.config_error)!r}" if self.config_error else repr(self.policy)
+        )
         return f"Guard({state})"
 
     # installation ---------------------------------------------------------------------------
@@ -101,8 +104,11 @@ class Guard:
             bus.on("pre_tool_call", self._check_tool, guard=True)
             asks = policy.default == "ask" or any(r.action == "ask" for r in policy.rules)
             if asks and self.approver is None:
-                log.warning("guard_ask_without_approver", policy=policy.source,
-                            hint="ask rules deny every call until an approver is given")
+                log.warning(
+                    "guard_ask_without_approver",
+                    policy=policy.source,
+                    hint="ask rules deny every call until an approver is given",
+                )
         if policy.input is not None:
             bus.on("on_user_message", self._check_input, guard=True)
         redact = policy.redact
@@ -115,8 +121,10 @@ class Guard:
                 bus.on("on_response", self._redact_response, guard=True)
 
     def _lock_down(self, bus: HookBus, error: GuardConfigError) -> None:
-        reason = (f"agenthooks-guard: the policy named by {POLICY_ENV} is invalid, so every "
-                  f"run is denied until it is fixed: {error}")
+        reason = (
+            f"agenthooks-guard: the policy named by {POLICY_ENV} is invalid, so every "
+            f"run is denied until it is fixed: {error}"
+        )
         log.error("guard_policy_invalid", error=str(error), env=POLICY_ENV)
         bus.plugin_errors.append(PluginError(self.name, DISTRIBUTION, error))
 
@@ -144,26 +152,41 @@ class Guard:
 
     async def _ask(self, call: ToolCall, ctx: PreToolCallContext, rule: Rule | None) -> Deny | None:
         approver = self.approver
-        refused = (rule.reason if rule is not None and rule.reason else
-                   f'Tool call "{call.name}" was not approved')
+        refused = (
+            rule.reason
+            if rule is not None and rule.reason
+            else f'Tool call "{call.name}" was not approved'
+        )
         if approver is None:
             return Deny(f'Tool call "{call.name}" needs approval, but no approver is configured')
-        timeout = rule.timeout if rule is not None and rule.timeout is not None else (
-            self.policy.ask_timeout)
+        timeout = (
+            rule.timeout
+            if rule is not None and rule.timeout is not None
+            else (self.policy.ask_timeout)
+        )
         try:
             verdict: Any = approver(call, ctx)
             if inspect.isawaitable(verdict):
                 verdict = await asyncio.wait_for(verdict, timeout)
         except (asyncio.TimeoutError, TimeoutError):
-            log.warning("guard_approval_timeout", tool=call.name, timeout=timeout,
-                        run_id=ctx.run_id)
-            return Deny(f'Tool call "{call.name}" was denied: no approval within {timeout:g} '
-                        "seconds (approval timeout)")
-        except Exception as exc:  # noqa: BLE001 - a failing approver denies (fail closed)
-            log.warning("guard_approver_failed", tool=call.name,
-                        error=f"{type(exc).__name__}: {exc}", run_id=ctx.run_id)
-            return Deny(f'Tool call "{call.name}" was denied: the approver failed '
-                        f"({type(exc).__name__}: {exc})")
+            log.warning(
+                "guard_approval_timeout", tool=call.name, timeout=timeout, run_id=ctx.run_id
+            )
+            return Deny(
+                f'Tool call "{call.name}" was denied: no approval within {timeout:g} '
+                "seconds (approval timeout)"
+            )
+        except Exception as exc:
+            log.warning(
+                "guard_approver_failed",
+                tool=call.name,
+                error=f"{type(exc).__name__}: {exc}",
+                run_id=ctx.run_id,
+            )
+            return Deny(
+                f'Tool call "{call.name}" was denied: the approver failed '
+                f"({type(exc).__name__}: {exc})"
+            )
         if verdict is True:
             return None
         if isinstance(verdict, Deny):
@@ -171,8 +194,10 @@ class Guard:
         if verdict is False:
             return Deny(refused)
         log.warning("guard_approver_bad_return", tool=call.name, returned=repr(verdict))
-        return Deny(f'Tool call "{call.name}" was denied: the approver returned '
-                    f"{type(verdict).__name__}, not True, False or Deny")
+        return Deny(
+            f'Tool call "{call.name}" was denied: the approver returned '
+            f"{type(verdict).__name__}, not True, False or Deny"
+        )
 
     # input ----------------------------------------------------------------------------------
 

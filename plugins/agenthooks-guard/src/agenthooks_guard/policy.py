@@ -27,7 +27,8 @@ Action: TypeAlias = Literal["allow", "deny", "ask"]
 ACTIONS: tuple[Action, ...] = ("allow", "deny", "ask")
 
 Approver: TypeAlias = Callable[
-    [ToolCall, "PreToolCallContext"], "Awaitable[bool | Deny] | bool | Deny"]
+    [ToolCall, "PreToolCallContext"], "Awaitable[bool | Deny] | bool | Deny"
+]
 """``approver(call, ctx) -> bool | Deny`` (async): ``True`` lets an ``ask`` call run; ``False``
 or a ``Deny`` refuses it."""
 
@@ -57,8 +58,9 @@ def compile_tool_matcher(spec: Any, where: Where) -> Callable[[str], bool]:
     items = [spec] if single else spec
     if not isinstance(items, (list, tuple)) or not items:
         raise where.error(
-            f"expected a tool name, a regex, {{regex = \"...\"}} or a non-empty list of those, "
-            f"got {describe(spec)}")
+            f'expected a tool name, a regex, {{regex = "..."}} or a non-empty list of those, '
+            f"got {describe(spec)}"
+        )
     names: set[str] = set()
     patterns: list[re.Pattern[str]] = []
     for i, item in enumerate(items):
@@ -78,7 +80,8 @@ def compile_tool_matcher(spec: Any, where: Where) -> Callable[[str], bool]:
                 patterns.append(re.compile(regex))
             except re.error as exc:
                 raise here.child("regex").error(
-                    f"invalid regular expression {regex!r}: {exc}") from None
+                    f"invalid regular expression {regex!r}: {exc}"
+                ) from None
         else:
             raise here.error(f"expected a tool name or a regex, got {describe(item)}")
     if not patterns:
@@ -97,10 +100,17 @@ class Rule:
 
     __slots__ = ("_matches", "action", "conditions", "name", "reason", "timeout", "tool")
 
-    def __init__(self, tool: Any = None, action: Action = "deny", *,
-                 args: Mapping[str, Any] | None = None, reason: str | None = None,
-                 name: str | None = None, timeout: float | None = None,
-                 where: Where | None = None) -> None:
+    def __init__(
+        self,
+        tool: Any = None,
+        action: Action = "deny",
+        *,
+        args: Mapping[str, Any] | None = None,
+        reason: str | None = None,
+        name: str | None = None,
+        timeout: float | None = None,
+        where: Where | None = None,
+    ) -> None:
         where = where or Where(None, f"Rule({name or tool!r})")
         self.tool = tool
         self.action = check_action(action, where.child("action"))
@@ -132,14 +142,21 @@ class InputRules:
 
     DEFAULT_REASON = "message denied by input policy"
 
-    def __init__(self, *, max_length: int | None = None,
-                 deny_patterns: Iterable[Any] = (), reason: str | None = None,
-                 where: Where | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        max_length: int | None = None,
+        deny_patterns: Iterable[Any] = (),
+        reason: str | None = None,
+        where: Where | None = None,
+    ) -> None:
         where = where or Where(None, "InputRules")
-        if max_length is not None and (isinstance(max_length, bool) or not isinstance(
-                max_length, int) or max_length < 1):
+        if max_length is not None and (
+            isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1
+        ):
             raise where.child("max_length").error(
-                f"expected a positive integer, got {describe(max_length)}")
+                f"expected a positive integer, got {describe(max_length)}"
+            )
         self.max_length = max_length
         self.reason = reason or self.DEFAULT_REASON
         compiled: list[tuple[re.Pattern[str], str]] = []
@@ -172,8 +189,7 @@ class InputRules:
     def check(self, message: str) -> str | None:
         """The reason ``message`` is denied, or None when it passes."""
         if self.max_length is not None and len(message) > self.max_length:
-            return (f"message too long: {len(message)} characters, the limit is "
-                    f"{self.max_length}")
+            return f"message too long: {len(message)} characters, the limit is {self.max_length}"
         for pattern, reason in self.deny_patterns:
             if pattern.search(message):
                 return reason
@@ -186,10 +202,17 @@ class Policy:
 
     __slots__ = ("approver", "ask_timeout", "default", "input", "redact", "rules", "source")
 
-    def __init__(self, rules: Iterable[Rule] = (), *, default: Action = "allow",
-                 ask_timeout: float = DEFAULT_ASK_TIMEOUT, approver: Approver | None = None,
-                 input: InputRules | None = None, redact: Redactor | None = None,
-                 source: str | None = None) -> None:
+    def __init__(
+        self,
+        rules: Iterable[Rule] = (),
+        *,
+        default: Action = "allow",
+        ask_timeout: float = DEFAULT_ASK_TIMEOUT,
+        approver: Approver | None = None,
+        input: InputRules | None = None,
+        redact: Redactor | None = None,
+        source: str | None = None,
+    ) -> None:
         where = Where(source)
         self.rules = tuple(rules)
         for i, rule in enumerate(self.rules):

@@ -52,25 +52,32 @@ def _phone_valid(text: str) -> bool:
     return 7 <= digits <= 15
 
 
-EMAIL = RedactionPattern("email", re.compile(
-    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"))
-PHONE = RedactionPattern("phone", re.compile(
-    r"(?<![\w+])(?:"
-    r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"            # +44 20 7946 0958, +14155552671
-    r"|(?:\(\d{3}\)[ ]?|\d{3}[ .-])\d{3}[ .-]\d{4}"     # (415) 555-2671, 415-555-2671
-    r")(?![\w])"), _phone_valid)
-CARD = RedactionPattern(
-    "card", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), luhn_valid)
-API_KEY = RedactionPattern("api_key", re.compile(
-    r"\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}"     # OpenAI / Anthropic / Stripe
-    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"                         # AWS access key id
-    r"|\bgh[pousr]_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}"  # GitHub tokens
-    r"|\b[Bb]earer\s+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)"     # any bearer token
-))
+EMAIL = RedactionPattern(
+    "email",
+    re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"),
+)
+PHONE = RedactionPattern(
+    "phone",
+    re.compile(
+        r"(?<![\w+])(?:"
+        r"\+\d{1,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}"  # +44 20 7946 0958, +14155552671
+        r"|(?:\(\d{3}\)[ ]?|\d{3}[ .-])\d{3}[ .-]\d{4}"  # (415) 555-2671, 415-555-2671
+        r")(?![\w])"
+    ),
+    _phone_valid,
+)
+CARD = RedactionPattern("card", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), luhn_valid)
+API_KEY = RedactionPattern(
+    "api_key",
+    re.compile(
+        r"\bsk-(?:proj-|ant-|live-|test-)?[A-Za-z0-9_-]{20,}"  # OpenAI / Anthropic / Stripe
+        r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"  # AWS access key id
+        r"|\bgh[pousr]_[A-Za-z0-9]{36,}\b|\bgithub_pat_[A-Za-z0-9_]{22,}"  # GitHub tokens
+        r"|\b[Bb]earer\s+(?P<value>[A-Za-z0-9._~+/-]{16,}=*)"  # any bearer token
+    ),
+)
 
-BUILTIN_PATTERNS: dict[str, RedactionPattern] = {
-    p.name: p for p in (API_KEY, EMAIL, CARD, PHONE)
-}
+BUILTIN_PATTERNS: dict[str, RedactionPattern] = {p.name: p for p in (API_KEY, EMAIL, CARD, PHONE)}
 """The built-in patterns by name, in the order they apply by default."""
 
 Replacement = str | Callable[[RedactionPattern, str], str]
@@ -84,24 +91,32 @@ class Redactor:
     ``(pattern, matched_text) -> str``. ``targets``: any of ``TARGETS`` (default: all).
     """
 
-    def __init__(self, patterns: Iterable[RedactionPattern | str] | None = None, *,
-                 replacement: Replacement = "[REDACTED:{name}]",
-                 targets: Iterable[str] = TARGETS) -> None:
+    def __init__(
+        self,
+        patterns: Iterable[RedactionPattern | str] | None = None,
+        *,
+        replacement: Replacement = "[REDACTED:{name}]",
+        targets: Iterable[str] = TARGETS,
+    ) -> None:
         chosen: list[RedactionPattern] = []
-        for item in (BUILTIN_PATTERNS.values() if patterns is None else patterns):
+        for item in BUILTIN_PATTERNS.values() if patterns is None else patterns:
             if isinstance(item, str):
                 if item not in BUILTIN_PATTERNS:
                     raise GuardConfigError(
                         f"unknown redaction pattern {item!r}; built-in patterns: "
-                        f"{', '.join(BUILTIN_PATTERNS)}", key="patterns")
+                        f"{', '.join(BUILTIN_PATTERNS)}",
+                        key="patterns",
+                    )
                 item = BUILTIN_PATTERNS[item]
             chosen.append(item)
         self.patterns: tuple[RedactionPattern, ...] = tuple(chosen)
         self.targets = frozenset(targets)
         unknown = self.targets - set(TARGETS)
         if unknown:
-            raise GuardConfigError(f"unknown redaction target {min(unknown)!r}; targets: "
-                                   f"{', '.join(TARGETS)}", key="targets")
+            raise GuardConfigError(
+                f"unknown redaction target {min(unknown)!r}; targets: {', '.join(TARGETS)}",
+                key="targets",
+            )
         if isinstance(replacement, str):
             try:  # a bad format string fails now, not in the middle of a run
                 replacement.format(name="x")
@@ -109,7 +124,8 @@ class Redactor:
                 raise GuardConfigError(
                     f"{replacement!r} is not a valid replacement: {type(exc).__name__}: {exc}; "
                     "use {name} for the pattern's name, e.g. '[REDACTED:{name}]'",
-                    key="replacement") from None
+                    key="replacement",
+                ) from None
         self.replacement = replacement
 
     def _replace(self, pattern: RedactionPattern, matched: str) -> str:
@@ -130,8 +146,11 @@ class Redactor:
         if "value" in pattern.regex.groupindex and match.group("value") is not None:
             start, end = match.span("value")
             offset = match.start()
-            return (whole[: start - offset] + self._replace(pattern, match.group("value"))
-                    + whole[end - offset:])
+            return (
+                whole[: start - offset]
+                + self._replace(pattern, match.group("value"))
+                + whole[end - offset :]
+            )
         return self._replace(pattern, whole)
 
     def redact_value(self, value: Any) -> Any:

@@ -48,8 +48,9 @@ def _level(value: Any, key: str) -> float:
         try:
             number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
-            raise LimitsConfigError(f"expected a level like 0.8 or '80%', got {value!r}",
-                                    key=key) from None
+            raise LimitsConfigError(
+                f"expected a level like 0.8 or '80%', got {value!r}", key=key
+            ) from None
         return float(_positive(number, key))
     return float(_positive(value, key))
 
@@ -82,8 +83,9 @@ def ladder_of(action: Action | None, ladder: Any, key: str) -> tuple[Step, ...] 
         elif isinstance(item, Mapping):
             unknown = sorted(set(item) - {"at", "action"})
             if unknown:
-                raise LimitsConfigError("unknown key; a step has 'at' and 'action'",
-                                        key=f"{here}.{unknown[0]}")
+                raise LimitsConfigError(
+                    "unknown key; a step has 'at' and 'action'", key=f"{here}.{unknown[0]}"
+                )
             at, act = item.get("at"), item.get("action")
         elif isinstance(item, (tuple, list)) and len(item) == 2:
             at, act = item
@@ -108,9 +110,14 @@ class Cap:
 
     __slots__ = ("limit", "steps")
 
-    def __init__(self, limit: float, action: Action | None = None, *,
-                 ladder: Mapping[float, Action] | Iterable[tuple[float, Action]] | None = None,
-                 key: str = "Cap") -> None:
+    def __init__(
+        self,
+        limit: float,
+        action: Action | None = None,
+        *,
+        ladder: Mapping[float, Action] | Iterable[tuple[float, Action]] | None = None,
+        key: str = "Cap",
+    ) -> None:
         self.limit = _positive(limit, f"{key}.limit")
         self.steps = ladder_of(action, ladder, key)
 
@@ -137,15 +144,22 @@ class RateLimit:
 
     __slots__ = ("calls", "cap", "per", "shared")
 
-    def __init__(self, calls: int, per: float, *, shared: bool = False,
-                 action: Action | None = None,
-                 ladder: Mapping[float, Action] | Iterable[tuple[float, Action]] | None = None,
-                 key: str = "RateLimit") -> None:
+    def __init__(
+        self,
+        calls: int,
+        per: float,
+        *,
+        shared: bool = False,
+        action: Action | None = None,
+        ladder: Mapping[float, Action] | Iterable[tuple[float, Action]] | None = None,
+        key: str = "RateLimit",
+    ) -> None:
         self.calls = int(_positive(calls, f"{key}.calls", integer=True))
         self.per = float(_positive(per, f"{key}.per"))
         if not isinstance(shared, bool):
-            raise LimitsConfigError(f"expected true or false, got {_describe(shared)}",
-                                    key=f"{key}.shared")
+            raise LimitsConfigError(
+                f"expected true or false, got {_describe(shared)}", key=f"{key}.shared"
+            )
         self.shared = shared
         self.cap = Cap(self.calls, action, ladder=ladder, key=key).with_default("deny")
 
@@ -181,18 +195,22 @@ def as_price(value: Any, key: str) -> Price:
     elif isinstance(value, Mapping):
         unknown = sorted(set(value) - {"input", "output"})
         if unknown:
-            raise LimitsConfigError("unknown key; a price has 'input' and 'output' ($ per 1M "
-                                    "tokens)", key=f"{key}.{unknown[0]}")
+            raise LimitsConfigError(
+                "unknown key; a price has 'input' and 'output' ($ per 1M tokens)",
+                key=f"{key}.{unknown[0]}",
+            )
         pair = (value.get("input"), value.get("output"))
     elif isinstance(value, (tuple, list)) and len(value) == 2:
         pair = (value[0], value[1])
     else:
         raise LimitsConfigError(
-            f"expected (input, output) dollars per 1M tokens, got {_describe(value)}", key=key)
+            f"expected (input, output) dollars per 1M tokens, got {_describe(value)}", key=key
+        )
     for name, amount in zip(("input", "output"), pair):
         if isinstance(amount, bool) or not isinstance(amount, (int, float)) or amount < 0:
-            raise LimitsConfigError(f"expected a number >= 0, got {_describe(amount)}",
-                                    key=f"{key}.{name}")
+            raise LimitsConfigError(
+                f"expected a number >= 0, got {_describe(amount)}", key=f"{key}.{name}"
+            )
     return Price(float(pair[0]), float(pair[1]))
 
 

@@ -25,8 +25,16 @@ else:  # pragma: no cover - exercised on 3.10 only
 LIMITS_ENV = "AGENTHOOKS_LIMITS_CONFIG"
 """The environment variable naming the TOML file ``Limits()`` reads."""
 
-_TOP = ("max_turns", "max_tool_calls", "max_tokens", "max_cost", "downgrade", "deny_message",
-        "tools", "pricing")
+_TOP = (
+    "max_turns",
+    "max_tool_calls",
+    "max_tokens",
+    "max_cost",
+    "downgrade",
+    "deny_message",
+    "tools",
+    "pricing",
+)
 _TOOL = ("max_calls", "rate")
 _CAP = ("limit", "action", "ladder")
 _RATE = ("calls", "per", "shared", "action", "ladder")
@@ -66,8 +74,9 @@ def parse_limits(text: str, *, source: str = "<limits>") -> dict[str, Any]:
         else:  # "(at end of document)": the last line
             line, column = text.count("\n") + (0 if text.endswith("\n") else 1), None
             message = message.replace(" (at end of document)", " at the end of the document")
-        raise LimitsConfigError(f"invalid TOML: {message}", source=source, line=line,
-                                column=column) from None
+        raise LimitsConfigError(
+            f"invalid TOML: {message}", source=source, line=line, column=column
+        ) from None
     try:
         return _arguments(data)
     except LimitsConfigError as exc:
@@ -76,14 +85,16 @@ def parse_limits(text: str, *, source: str = "<limits>") -> dict[str, Any]:
 
 def _table(value: Any, known: tuple[str, ...], key: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise LimitsConfigError(f"expected a table, got {type(value).__name__} {value!r}",
-                                key=key or None)
+        raise LimitsConfigError(
+            f"expected a table, got {type(value).__name__} {value!r}", key=key or None
+        )
     for name in value:
         if name not in known:
             close = difflib.get_close_matches(str(name), known, n=1)
             hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
-            raise LimitsConfigError(f"unknown key; {hint}",
-                                    key=f"{key}.{name}" if key else str(name))
+            raise LimitsConfigError(
+                f"unknown key; {hint}", key=f"{key}.{name}" if key else str(name)
+            )
     return value
 
 
@@ -106,8 +117,9 @@ def _arguments(data: Mapping[str, Any]) -> dict[str, Any]:
     rates: dict[str, RateLimit] = {}
     tools = data.get("tools", {})
     if not isinstance(tools, Mapping):
-        raise LimitsConfigError(f"expected a table of tools, got {type(tools).__name__}",
-                                key="tools")
+        raise LimitsConfigError(
+            f"expected a table of tools, got {type(tools).__name__}", key="tools"
+        )
     for tool, spec in tools.items():
         key = f"tools.{tool}"
         _table(spec, _TOOL, key)
@@ -118,9 +130,14 @@ def _arguments(data: Mapping[str, Any]) -> dict[str, Any]:
             for required in ("calls", "per"):
                 if required not in rate:
                     raise LimitsConfigError("missing", key=f"{key}.rate.{required}")
-            rates[tool] = RateLimit(rate["calls"], rate["per"], shared=rate.get("shared", False),
-                                    action=rate.get("action"), ladder=rate.get("ladder"),
-                                    key=f"{key}.rate")
+            rates[tool] = RateLimit(
+                rate["calls"],
+                rate["per"],
+                shared=rate.get("shared", False),
+                action=rate.get("action"),
+                ladder=rate.get("ladder"),
+                key=f"{key}.rate",
+            )
     if per_tool:
         out["max_calls_per_tool"] = per_tool
     if rates:
@@ -128,16 +145,19 @@ def _arguments(data: Mapping[str, Any]) -> dict[str, Any]:
     if "pricing" in data:
         pricing = data["pricing"]
         if not isinstance(pricing, Mapping):
-            raise LimitsConfigError(f"expected a table, got {type(pricing).__name__}",
-                                    key="pricing")
+            raise LimitsConfigError(
+                f"expected a table, got {type(pricing).__name__}", key="pricing"
+            )
         out["pricing"] = {model: as_price(p, f"pricing.{model}") for model, p in pricing.items()}
     if "downgrade" in data:
         target = data["downgrade"]
-        if not isinstance(target, (str, Mapping)) or (isinstance(target, Mapping) and not all(
-                isinstance(v, str) for v in target.values())):
+        if not isinstance(target, (str, Mapping)) or (
+            isinstance(target, Mapping) and not all(isinstance(v, str) for v in target.values())
+        ):
             raise LimitsConfigError(
                 f"expected a model name or a table current = cheaper, got {target!r}",
-                key="downgrade")
+                key="downgrade",
+            )
         out["downgrade"] = target
     if "deny_message" in data:
         if not isinstance(data["deny_message"], str):

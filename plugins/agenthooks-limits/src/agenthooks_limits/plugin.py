@@ -90,8 +90,16 @@ class Limits:
     ) -> None:
         self.name = name
         self.config_error: LimitsConfigError | None = None
-        given = (max_turns, max_tool_calls, max_calls_per_tool, max_tokens, max_cost,
-                 rate_limits, pricing, downgrade)
+        given = (
+            max_turns,
+            max_tool_calls,
+            max_calls_per_tool,
+            max_tokens,
+            max_cost,
+            rate_limits,
+            pricing,
+            downgrade,
+        )
         if from_env or (from_env is None and all(v is None for v in given)):
             from .config import limits_from_env
 
@@ -101,11 +109,28 @@ class Limits:
                 self.config_error = exc
             else:
                 if loaded is not None:
-                    (max_turns, max_tool_calls, max_calls_per_tool, max_tokens, max_cost,
-                     rate_limits, pricing, downgrade) = (
-                        loaded.get(k) for k in ("max_turns", "max_tool_calls",
-                                                "max_calls_per_tool", "max_tokens", "max_cost",
-                                                "rate_limits", "pricing", "downgrade"))
+                    (
+                        max_turns,
+                        max_tool_calls,
+                        max_calls_per_tool,
+                        max_tokens,
+                        max_cost,
+                        rate_limits,
+                        pricing,
+                        downgrade,
+                    ) = (
+                        loaded.get(k)
+                        for k in (
+                            "max_turns",
+                            "max_tool_calls",
+                            "max_calls_per_tool",
+                            "max_tokens",
+                            "max_cost",
+                            "rate_limits",
+                            "pricing",
+                            "downgrade",
+                        )
+                    )
                     deny_message = loaded.get("deny_message", deny_message)
         self.max_turns = as_cap(max_turns, "stop", "max_turns")
         self.max_tool_calls = as_cap(max_tool_calls, "deny", "max_tool_calls")
@@ -120,26 +145,33 @@ class Limits:
         self.rate_limits: dict[str, RateLimit] = {}
         for tool, rate in (rate_limits or {}).items():
             if not isinstance(rate, RateLimit):
-                raise LimitsConfigError(f"expected a RateLimit, got {type(rate).__name__}",
-                                        key=f"rate_limits[{tool!r}]")
+                raise LimitsConfigError(
+                    f"expected a RateLimit, got {type(rate).__name__}", key=f"rate_limits[{tool!r}]"
+                )
             self.rate_limits[tool] = rate
-        self.pricing = {model: as_price(p, f"pricing[{model!r}]")
-                        for model, p in (pricing or {}).items()}
+        self.pricing = {
+            model: as_price(p, f"pricing[{model!r}]") for model, p in (pricing or {}).items()
+        }
         if downgrade is not None and not isinstance(downgrade, (str, Mapping)):
             raise LimitsConfigError(
                 f"expected a model name or {{current: cheaper}}, got {type(downgrade).__name__}",
-                key="downgrade")
+                key="downgrade",
+            )
         self.downgrade = downgrade
         if "downgrade" in self._actions() and not downgrade:
             raise LimitsConfigError(
                 "a ladder step downgrades, but no cheaper model is configured; pass "
-                "downgrade='cheaper-model' (or {current: cheaper})", key="downgrade")
+                "downgrade='cheaper-model' (or {current: cheaper})",
+                key="downgrade",
+            )
         try:
             deny_message.format(tool="t", reason="r")
         except (KeyError, IndexError, ValueError) as exc:
             raise LimitsConfigError(
                 f"{deny_message!r} is not a valid message: {type(exc).__name__}: {exc}; use "
-                "{tool} and {reason}", key="deny_message") from None
+                "{tool} and {reason}",
+                key="deny_message",
+            ) from None
         self.deny_message = deny_message
         self.clock = clock
         self._runs: dict[str, RunState] = {}
@@ -159,9 +191,16 @@ class Limits:
     def __repr__(self) -> str:
         if self.config_error is not None:
             return f"Limits(config_error={str(self.config_error)!r})"
-        parts = [f"{k}={v!r}" for k, v in (
-            ("max_turns", self.max_turns), ("max_tool_calls", self.max_tool_calls),
-            ("max_tokens", self.max_tokens), ("max_cost", self.max_cost)) if v is not None]
+        parts = [
+            f"{k}={v!r}"
+            for k, v in (
+                ("max_turns", self.max_turns),
+                ("max_tool_calls", self.max_tool_calls),
+                ("max_tokens", self.max_tokens),
+                ("max_cost", self.max_cost),
+            )
+            if v is not None
+        ]
         return f"Limits({', '.join(parts)})"
 
     # installation ---------------------------------------------------------------------------
@@ -174,12 +213,15 @@ class Limits:
         if self.pricing:
             bus.on("on_response", self._price, priority=100)
         elif self.max_cost is not None:
-            log.warning("limits_cost_without_pricing",
-                        hint="max_cost counts only the cost the provider reports")
+            log.warning(
+                "limits_cost_without_pricing",
+                hint="max_cost counts only the cost the provider reports",
+            )
         actions = self._actions()
         turn_checks = bool(self._run_caps()) or "downgrade" in actions
         tool_checks = bool(self._tool_caps()) or any(
-            s.action == "deny" for c in self._run_caps() for s in c.steps or ())
+            s.action == "deny" for c in self._run_caps() for s in c.steps or ()
+        )
         if turn_checks:
             bus.on("prepare_next_turn", self._between_turns, guard=True)
         if tool_checks:
@@ -190,8 +232,10 @@ class Limits:
     def _lock_down(self, bus: HookBus, error: LimitsConfigError) -> None:
         from .config import LIMITS_ENV
 
-        reason = (f"agenthooks-limits: the limits named by {LIMITS_ENV} are invalid, so every "
-                  f"run is denied until they are fixed: {error}")
+        reason = (
+            f"agenthooks-limits: the limits named by {LIMITS_ENV} are invalid, so every "
+            f"run is denied until they are fixed: {error}"
+        )
         log.error("limits_config_invalid", error=str(error), env=LIMITS_ENV)
         bus.plugin_errors.append(PluginError(self.name, DISTRIBUTION, error))
 
@@ -233,8 +277,11 @@ class Limits:
         if price is None:
             if model not in self._unpriced:
                 self._unpriced.add(model)
-                log.warning("limits_model_unpriced", model=model,
-                            hint="its calls count as $0 toward max_cost")
+                log.warning(
+                    "limits_model_unpriced",
+                    model=model,
+                    hint="its calls count as $0 toward max_cost",
+                )
             return None
         cost = price.cost(usage.input_tokens, usage.output_tokens)
         priced = usage.model_copy(update={"cost": cost})
@@ -298,11 +345,16 @@ class Limits:
             return None
         cheaper = self._cheaper(ctx.model)
         if cheaper is None or cheaper == ctx.model:
-            log.warning("limit_downgrade_unavailable", model=ctx.model, run_id=ctx.run_id,
-                        reason=wanted.text)
+            log.warning(
+                "limit_downgrade_unavailable",
+                model=ctx.model,
+                run_id=ctx.run_id,
+                reason=wanted.text,
+            )
             return None
-        log.warning("limit_downgrade", model=ctx.model, to=cheaper, run_id=ctx.run_id,
-                    reason=wanted.text)
+        log.warning(
+            "limit_downgrade", model=ctx.model, to=cheaper, run_id=ctx.run_id, reason=wanted.text
+        )
         return {"model": cheaper}
 
     def _cheaper(self, model: str) -> str | None:
@@ -322,9 +374,17 @@ class Limits:
                 state.fired.add(key)
                 if breach.action == "downgrade":
                     state.downgrade = breach
-            log.warning("limit_reached", action=breach.action, metric=breach.metric,
-                        tool=breach.tool, used=breach.used, limit=breach.limit,
-                        level=round(breach.level, 4), run_id=run_id, reason=breach.text)
+            log.warning(
+                "limit_reached",
+                action=breach.action,
+                metric=breach.metric,
+                tool=breach.tool,
+                used=breach.used,
+                limit=breach.limit,
+                level=round(breach.level, 4),
+                run_id=run_id,
+                reason=breach.text,
+            )
         final = worst([b for b in breaches if b.action in ("deny", "stop")])
         return final
 

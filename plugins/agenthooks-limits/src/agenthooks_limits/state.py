@@ -57,12 +57,15 @@ class Breach:
             return f"tool call limit: {used} of {limit} tool calls used"
         if self.metric == "tool":
             return f'tool call limit for "{self.tool}": {used} of {limit} calls used'
-        return (f'rate limit for "{self.tool}": {used} calls in the last {count(self.per or 0)} '
-                f"seconds, the limit is {limit}")
+        return (
+            f'rate limit for "{self.tool}": {used} calls in the last {count(self.per or 0)} '
+            f"seconds, the limit is {limit}"
+        )
 
 
-def reached(metric: str, cap: Cap, used: float, *, tool: str | None = None,
-            per: float | None = None) -> list[Breach]:
+def reached(
+    metric: str, cap: Cap, used: float, *, tool: str | None = None, per: float | None = None
+) -> list[Breach]:
     """The steps of ``cap`` that ``used`` has reached, mildest first."""
     steps = cap.steps or ()
     level = used / cap.limit
