@@ -117,7 +117,7 @@ class Tool(Generic[F]):
             if self.is_async:
                 return await self.fn(**kwargs)
             result = await asyncio.to_thread(self.fn, **kwargs)
-        if type(result) not in _PLAIN and inspect.isawaitable(result):
+        if is_awaitable(result):
             result = await result
         return result
 
@@ -207,6 +207,11 @@ _SCALARS = {True: "true", False: "false", None: "null"}
 _PLAIN = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 
 
+def is_awaitable(value: Any) -> bool:
+    """``inspect.isawaitable``, answered at once for the plain values tools mostly return."""
+    return type(value) not in _PLAIN and inspect.isawaitable(value)
+
+
 def serialize_result(result: Any) -> str:
     """The text of a tool message: strings as they are, anything else as JSON."""
     kind = type(result)
@@ -234,4 +239,4 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-__all__ = ["Scope", "Tool", "ToolContext", "as_tool", "serialize_result", "tool"]
+__all__ = ["Scope", "Tool", "ToolContext", "as_tool", "is_awaitable", "serialize_result", "tool"]

@@ -8,7 +8,6 @@ order its after-event and tool message. Hooks of one batch never overlap.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
@@ -18,12 +17,9 @@ from ..errors import DisabledToolError, ToolValidationError, UnknownToolError, e
 from ..events.contexts import HandoffContext, PreAgentContext, PreToolCallContext, SubagentContext
 from ..layers import TOOL_EVENTS, ToolOutcome, tool_after, tool_before, tool_execute
 from ..messages import ToolCall
-from ..tools import Tool, ToolContext, serialize_result
+from ..tools import Tool, ToolContext, is_awaitable, serialize_result
 from .run import Run, tool_message
 from .streaming import ToolCallEnd, ToolCallStart
-
-# tool results that are never awaitable: the awaitable test is skipped for them
-_PLAIN = frozenset({str, int, float, bool, type(None), dict, list, tuple})
 
 if TYPE_CHECKING:
     from ..decisions import Deny
@@ -83,12 +79,9 @@ async def run_tool_calls(run: Run, calls: list[ToolCall]) -> bool:
             if flight.outcome is None:
                 assert tool is not None and flight.arguments is not None
                 try:
-                    if _inline(tool):
-                        result = tool.call_inline(flight.arguments, _tool_context(run, tool, call))
-                        if type(result) not in _PLAIN and inspect.isawaitable(result):
-                            result = await result
-                    else:
-                        result = await _invoke(run, tool, call, flight.arguments)
+                    result = _start(run, tool, call, flight.arguments)
+                    if is_awaitable(result):
+                        result = await result
                 except Exception as exc:
                     if ends_run(exc):
                         raise
@@ -206,12 +199,8 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
             arguments = flight.arguments
         else:
             arguments = tool.validate(ctx.call.arguments)
-        if _inline(tool):  # _invoke without its coroutine
-            result = tool.call_inline(arguments, _tool_context(run, tool, ctx.call))
-            if type(result) not in _PLAIN and inspect.isawaitable(result):
-                result = await result
-            return result
-        return await _invoke(run, tool, ctx.call, arguments)
+        result = _start(run, tool, ctx.call, arguments)
+        return await result if is_awaitable(result) else result
 
     if hot:
         assert flight.ctx is not None
@@ -220,7 +209,9 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
     assert flight.tool is not None and flight.arguments is not None
     started = time.perf_counter()
     try:
-        result = await _invoke(run, flight.tool, flight.call, flight.arguments)
+        result = _start(run, flight.tool, flight.call, flight.arguments)
+        if is_awaitable(result):
+            result = await result
     except Exception as exc:
         if ends_run(exc):
             raise
@@ -228,6 +219,14 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
             flight.call, error=exc, source="handler", duration=time.perf_counter() - started
         )
     return ToolOutcome(flight.call, result=result, duration=time.perf_counter() - started)
+
+
+def _start(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
+    """Start one call: an inline sync tool's result at once (no coroutine), else an
+    awaitable of the result."""
+    if _inline(tool):
+        return tool.call_inline(arguments, _tool_context(run, tool, call))
+    return _invoke(run, tool, call, arguments)
 
 
 async def _invoke(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
