@@ -24,6 +24,16 @@ _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
+def _instance(cls: type[M], data: dict[str, Any], fields: set[str]) -> M:
+    """A model of ``cls`` holding ``data`` as is: its four slots set, nothing validated."""
+    obj = _new(cls)
+    _set_dict(obj, data)
+    _set_fields(obj, fields)
+    _set_extra(obj, None)
+    _set_private(obj, None)
+    return obj
+
+
 @cache
 def _template(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
     """Every field with its default in declaration order (``None`` where a factory makes the
@@ -47,12 +57,7 @@ def build(cls: type[M], /, **values: Any) -> M:
     for name, factory in factories:
         if name not in values:
             data[name] = factory()
-    obj = _new(cls)
-    _set_dict(obj, data)
-    _set_fields(obj, set(values))
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+    return _instance(cls, data, set(values))
 
 
 @cache
@@ -78,12 +83,7 @@ def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
     for name, factory in own:
         if name not in values:
             data[name] = factory()
-    obj = _new(cls)
-    _set_dict(obj, data)
-    _set_fields(obj, set(values))
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+    return _instance(cls, data, set(values))
 
 
 # Each constructor below gives exactly what ``build`` gives with every field passed (the same
@@ -99,22 +99,15 @@ def chat_message(
     name: str | None = None,
 ) -> _messages.ChatMessage:
     """A ``ChatMessage`` with every field set."""
-    obj = _new(_messages.ChatMessage)
-    _set_dict(
-        obj,
-        {
-            "role": role,
-            "content": content,
-            "tool_calls": tool_calls,
-            "tool_call_id": tool_call_id,
-            "is_error": is_error,
-            "name": name,
-        },
-    )
-    _set_fields(obj, {"role", "content", "tool_calls", "tool_call_id", "is_error", "name"})
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+    data = {
+        "role": role,
+        "content": content,
+        "tool_calls": tool_calls,
+        "tool_call_id": tool_call_id,
+        "is_error": is_error,
+        "name": name,
+    }
+    return _instance(_messages.ChatMessage, data, set(data))
 
 
 def provider_request(
@@ -127,26 +120,16 @@ def provider_request(
     reasoning_effort: str | None,
 ) -> _messages.ProviderRequest:
     """A ``ProviderRequest`` with every field set."""
-    obj = _new(_messages.ProviderRequest)
-    _set_dict(
-        obj,
-        {
-            "model": model,
-            "system": system,
-            "messages": messages,
-            "tools": tools,
-            "tool_choice": tool_choice,
-            "temperature": temperature,
-            "reasoning_effort": reasoning_effort,
-        },
-    )
-    _set_fields(
-        obj,
-        {"model", "system", "messages", "tools", "tool_choice", "temperature", "reasoning_effort"},
-    )
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+    data = {
+        "model": model,
+        "system": system,
+        "messages": messages,
+        "tools": tools,
+        "tool_choice": tool_choice,
+        "temperature": temperature,
+        "reasoning_effort": reasoning_effort,
+    }
+    return _instance(_messages.ProviderRequest, data, set(data))
 
 
 def agent_response(
@@ -158,22 +141,15 @@ def agent_response(
     agent: str | None,
 ) -> _messages.AgentResponse:
     """An ``AgentResponse`` with every field set."""
-    obj = _new(_messages.AgentResponse)
-    _set_dict(
-        obj,
-        {
-            "content": content,
-            "finish_reason": finish_reason,
-            "messages": messages,
-            "usage": usage,
-            "iterations": iterations,
-            "agent": agent,
-        },
-    )
-    _set_fields(obj, {"content", "finish_reason", "messages", "usage", "iterations", "agent"})
-    _set_extra(obj, None)
-    _set_private(obj, None)
-    return obj
+    data = {
+        "content": content,
+        "finish_reason": finish_reason,
+        "messages": messages,
+        "usage": usage,
+        "iterations": iterations,
+        "agent": agent,
+    }
+    return _instance(_messages.AgentResponse, data, set(data))
 
 
 # last: messages imports ``build`` from this module, whichever of the two is imported first

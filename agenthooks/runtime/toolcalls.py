@@ -347,9 +347,8 @@ async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = N
     child_bus = sub.bus.with_guards_of(bus) if sub.has_own_bus else bus
     child = Run(sub, child_bus, [], parent=run, session=run.session, signal=run.signal)
     started = time.perf_counter()
-    try:
-        response = await execute_run(child, task)
-    except Exception as exc:
+
+    async def stopped(**outcome: Any) -> None:
         if "on_subagent_stop" in bus.listened:
             await bus.emit(
                 "on_subagent_stop",
@@ -359,24 +358,17 @@ async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = N
                     subagent=sub.name,
                     task=task,
                     tool_call_id=tool_call_id,
-                    error=exc,
                     duration=time.perf_counter() - started,
+                    **outcome,
                 ),
             )
+
+    try:
+        response = await execute_run(child, task)
+    except Exception as exc:
+        await stopped(error=exc)
         raise
-    if "on_subagent_stop" in bus.listened:
-        await bus.emit(
-            "on_subagent_stop",
-            context(
-                SubagentContext,
-                run.base(),
-                subagent=sub.name,
-                task=task,
-                tool_call_id=tool_call_id,
-                result=response.content,
-                duration=time.perf_counter() - started,
-            ),
-        )
+    await stopped(result=response.content)
     return response.content or ""
 
 
