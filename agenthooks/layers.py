@@ -137,8 +137,11 @@ async def tool_before(bus: HookBus, ctx: PreToolCallContext) -> ToolOutcome | No
     return None
 
 
-async def tool_execute(ctx: PreToolCallContext, endpoint: CallNext, stack: Stack) -> ToolOutcome:
-    """The middleware and the tool itself; an exception becomes an error outcome."""
+async def tool_execute(
+    call: ToolCall, ctx: PreToolCallContext | None, endpoint: CallNext, stack: Stack
+) -> ToolOutcome:
+    """The middleware and the tool itself (``ctx`` is None when no hook layer runs); an
+    exception becomes an error outcome, except one that ends the run."""
     started = time.perf_counter()
     try:
         result = await (stack.compose(endpoint) if stack else endpoint)(ctx)
@@ -146,9 +149,9 @@ async def tool_execute(ctx: PreToolCallContext, endpoint: CallNext, stack: Stack
         if ends_run(exc):
             raise
         return ToolOutcome(
-            ctx.call, error=exc, source="handler", duration=time.perf_counter() - started
+            call, error=exc, source="handler", duration=time.perf_counter() - started
         )
-    return ToolOutcome(ctx.call, result=result, duration=time.perf_counter() - started)
+    return ToolOutcome(call, result=result, duration=time.perf_counter() - started)
 
 
 async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome) -> ToolOutcome:
@@ -206,7 +209,7 @@ async def call_tool(
     """One tool call through the whole hook layer (the sequential path)."""
     outcome = await tool_before(bus, ctx)
     if outcome is None:
-        outcome = await tool_execute(ctx, endpoint, stack)
+        outcome = await tool_execute(ctx.call, ctx, endpoint, stack)
     return await tool_after(bus, ctx, outcome)
 
 

@@ -17,9 +17,12 @@ from ..errors import DisabledToolError, ToolValidationError, UnknownToolError, e
 from ..events.contexts import HandoffContext, PreAgentContext, PreToolCallContext, SubagentContext
 from ..layers import TOOL_EVENTS, ToolOutcome, tool_after, tool_before, tool_execute
 from ..messages import ToolCall
+from ..middleware import Stack
 from ..tools import Tool, ToolContext, is_awaitable, serialize_result
 from .run import Run, tool_message
 from .streaming import ToolCallEnd, ToolCallStart
+
+_NO_STACK = Stack()
 
 if TYPE_CHECKING:
     from ..decisions import Deny
@@ -192,33 +195,21 @@ async def _handoff_refused(
 
 
 async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
-    async def endpoint(ctx: PreToolCallContext) -> Any:
-        tool = ctx.tool if ctx.tool is not None else flight.tool
+    """The tool stack (when there is a hook layer) around the tool itself."""
+
+    async def endpoint(ctx: PreToolCallContext | None) -> Any:
+        call = flight.call if ctx is None else ctx.call
+        tool = flight.tool if ctx is None or ctx.tool is None else ctx.tool
         assert tool is not None
-        if ctx.call is flight.call and flight.arguments is not None:
+        if call is flight.call and flight.arguments is not None:
             arguments = flight.arguments
-        else:
-            arguments = tool.validate(ctx.call.arguments)
-        result = _start(run, tool, ctx.call, arguments)
+        else:  # a middleware passed on a changed call
+            arguments = tool.validate(call.arguments)
+        result = _start(run, tool, call, arguments)
         return await result if is_awaitable(result) else result
 
-    if hot:
-        assert flight.ctx is not None
-        stack = run.bus.tool_stack + run.agent.tool_middleware
-        return await tool_execute(flight.ctx, endpoint, stack)
-    assert flight.tool is not None and flight.arguments is not None
-    started = time.perf_counter()
-    try:
-        result = _start(run, flight.tool, flight.call, flight.arguments)
-        if is_awaitable(result):
-            result = await result
-    except Exception as exc:
-        if ends_run(exc):
-            raise
-        return ToolOutcome(
-            flight.call, error=exc, source="handler", duration=time.perf_counter() - started
-        )
-    return ToolOutcome(flight.call, result=result, duration=time.perf_counter() - started)
+    stack = run.bus.tool_stack + run.agent.tool_middleware if hot else _NO_STACK
+    return await tool_execute(flight.call, flight.ctx, endpoint, stack)
 
 
 def _start(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
