@@ -401,6 +401,10 @@ class HookBus:
         ordinary, guards = self._chains.get(resolve(event).name, _EMPTY)
         return [r.fn for r in (*ordinary, *guards)]
 
+    def guards(self, event: EventName | str) -> list[Handler]:
+        """The guard-tier handlers of ``event`` (inherited ones included), in order."""
+        return [r.fn for r in self._chains.get(resolve(event).name, _EMPTY)[1]]
+
     def signal(self, event: EventName | str) -> blinker.NamedSignal:
         """The named blinker signal of ``event``; receivers connected to it are called after
         the ordered chain as ``receiver(bus, ctx=ctx)``."""

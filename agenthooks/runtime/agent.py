@@ -247,8 +247,8 @@ class Agent:
     # running ------------------------------------------------------------------------------
 
     def _gated(self, gated: bool) -> bool:
-        ordinary_and_guards = self.bus._chains.get("post_agent")
-        return gated or bool(ordinary_and_guards and ordinary_and_guards[1])
+        """Streams are gated when asked, and always when ``post_agent`` has a guard."""
+        return gated or bool(self.bus.guards("post_agent"))
 
     async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
         """Run the agent on ``message`` in its own conversation; returns the final response.
