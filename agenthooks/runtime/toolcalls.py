@@ -209,7 +209,8 @@ async def _execute(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
         return await result if is_awaitable(result) else result
 
     stack = run.bus.tool_stack + run.agent.tool_middleware if hot else _NO_STACK
-    return await tool_execute(flight.call, flight.ctx, endpoint, stack)
+    call = flight.call if flight.ctx is None else flight.ctx.call  # as pre_tool_call left it
+    return await tool_execute(call, flight.ctx, endpoint, stack)
 
 
 def _start(run: Run, tool: Tool[Any], call: ToolCall, arguments: dict[str, Any]) -> Any:
