@@ -60,26 +60,30 @@ def build(cls: type[M], /, **values: Any) -> M:
     return _instance(cls, data, set(values))
 
 
-@cache
-def _context_plan(
-    cls: type[BaseModel],
-) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]:
-    """The template, then apart the factories of the common fields (which a base carries)
-    and those of the event's own fields (most contexts have none)."""
+_Plan = tuple[dict[str, Any], tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...], int]
+_PLANS: dict[type[BaseModel], _Plan] = {}
+
+
+def _context_plan(cls: type[BaseModel]) -> _Plan:
+    """The template, the factories of the common fields (which a full base carries), those
+    of the event's own fields (most contexts have none), and how many common fields exist."""
     from .events.contexts import EventContext
 
     template, factories = _template(cls)
     common = tuple(f for f in factories if f[0] in EventContext.model_fields)
-    return template, common, tuple(f for f in factories if f not in common)
+    own = tuple(f for f in factories if f not in common)
+    plan = _PLANS[cls] = (template, common, own, len(EventContext.model_fields))
+    return plan
 
 
 def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
     """An event context of ``cls``: the common fields from ``base``, then ``values``."""
-    template, common, own = _context_plan(cls)
+    template, common, own, n_common = _PLANS.get(cls) or _context_plan(cls)
     data = {**template, **base, **values}
-    for name, factory in common:
-        if name not in base and name not in values:
-            data[name] = factory()
+    if len(base) < n_common:  # a partial base (outside a run): default the rest
+        for name, factory in common:
+            if name not in base and name not in values:
+                data[name] = factory()
     for name, factory in own:
         if name not in values:
             data[name] = factory()
