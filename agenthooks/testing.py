@@ -22,7 +22,10 @@ suite in an environment with agenthooks installed gets two fixtures:
 from __future__ import annotations
 
 import difflib
+import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .bus import Disposer
@@ -217,4 +220,17 @@ else:
         return make_agent
 
 
-__all__ = ["FIRST", "HookRecorder", "ScriptStep", "call", "make_agent"]
+_EXAMPLE = re.compile(r"```python\n(.*?)```.*?```(?:text)?\n(.*?)```", re.DOTALL)
+
+
+def readme_example(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """The first ```` ```python ```` block of a Markdown file and the output block after it
+    (```` ```text ```` or untagged): how a plugin's tests check that its README's example
+    prints what the README says."""
+    found = _EXAMPLE.search(Path(path).read_text(encoding="utf-8"))
+    if found is None:
+        raise AssertionError(f"{path} has no ```python example followed by an output block")
+    return found.group(1), found.group(2)
+
+
+__all__ = ["FIRST", "HookRecorder", "ScriptStep", "call", "make_agent", "readme_example"]

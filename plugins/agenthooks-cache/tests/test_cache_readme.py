@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+
+from agenthooks.testing import readme_example
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    text = README.read_text(encoding="utf-8")
-    code = re.search(r"```python\n(.*?)```", text, re.DOTALL)
-    printed = re.search(r"\nPrints[^\n]*:\n\n```\n(.*?)```", text, re.DOTALL)
-    assert code is not None and printed is not None
+    code, printed = readme_example(README)
     # the README is this distribution's own file: running it is the point of the test
-    exec(compile(code.group(1), str(README), "exec"), {"__name__": "__main__"})
+    exec(compile(code, str(README), "exec"), {"__name__": "__main__"})
     out = [
         line
         for line in capsys.readouterr().out.splitlines(keepends=True)
         if "cache_hit" not in line
     ]  # structlog's default configuration prints to stdout
-    assert "".join(out) == printed.group(1)
+    assert "".join(out) == printed

@@ -9,20 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from agenthooks.testing import readme_example
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def example() -> tuple[str, str]:
-    """The first python block of the README and the text block right after it."""
-    found = re.search(
-        r"```python\n(.*?)```\s*\n(?:[^`\n]*\n)*?```text\n(.*?)```", README.read_text(), re.DOTALL
-    )
-    assert found is not None, "README.md has no ```python example followed by ```text output"
-    return found.group(1), found.group(2)
-
-
 def test_the_readme_example_prints_its_documented_output(tmp_path: Path) -> None:
-    code, expected = example()
+    code, expected = readme_example(README)
     script = tmp_path / "readme_limits_example.py"
     script.write_text(code)
     done = subprocess.run(

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import io
-import re
 from pathlib import Path
+
+from agenthooks.testing import readme_example
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.DOTALL)
-
-
 def test_the_readme_example_prints_what_the_readme_shows() -> None:
-    (example,) = blocks("python")
-    (expected,) = blocks("text")
+    example, expected = readme_example(README)
     out = io.StringIO()
 
     with contextlib.redirect_stdout(out):

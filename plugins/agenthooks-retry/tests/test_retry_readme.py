@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 import structlog
 
+from agenthooks.testing import readme_example
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    text = README.read_text(encoding="utf-8")
-    code = re.search(r"```python\n(.*?)```", text, re.DOTALL)
-    printed = re.search(r"\nPrints[^\n]*:\n\n```\n(.*?)```", text, re.DOTALL)
-    assert code is not None and printed is not None
+    code, printed = readme_example(README)
     with structlog.testing.capture_logs() as logs:
         # the README is this distribution's own file: running it is the point of the test
-        exec(compile(code.group(1), str(README), "exec"), {"__name__": "__main__"})
-    assert capsys.readouterr().out == printed.group(1)
+        exec(compile(code, str(README), "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out == printed
     assert [entry["event"] for entry in logs] == ["retry", "retry", "fallback"]
