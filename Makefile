@@ -19,7 +19,7 @@ $(STAMP): $(PY) pyproject.toml $(wildcard plugins/*/pyproject.toml)
 install: $(STAMP)
 
 test: $(STAMP)
-	$(PY) -m pytest -q tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
+	$(PY) -m pytest -q -rs tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
 	$(PY) -m pytest plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness
 
 demo: $(STAMP)
