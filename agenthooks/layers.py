@@ -50,7 +50,7 @@ async def call_provider(
     Raises what the provider raised (or its ``{"error"}`` replacement) when nothing recovered.
     """
     if "pre_request" in bus.listened:
-        deny = await bus.run("pre_request", ctx)
+        deny = await bus.intercept("pre_request", ctx)
         if deny is not None:
             return deny
     if ctx.short_circuit == "response" and ctx.response is not None:
@@ -63,7 +63,7 @@ async def call_provider(
     if "on_response" not in bus.listened:
         return response
     after = context(ResponseContext, common(ctx), request=ctx.request, response=response)
-    deny = await bus.run("on_response", after)
+    deny = await bus.intercept("on_response", after)
     return deny if deny is not None else after.response
 
 
@@ -81,7 +81,7 @@ async def recover_model_error(
         response=None,
         recovered=False,
     )
-    await bus.run("on_model_error", ectx)
+    await bus.intercept("on_model_error", ectx)
     if ectx.recovered and ectx.response is not None:
         return ectx.response
     error = ectx.error if isinstance(ectx.error, BaseException) else exc
@@ -119,7 +119,7 @@ async def tool_before(bus: HookBus, ctx: PreToolCallContext) -> ToolOutcome | No
     """``pre_tool_call``: None to execute the (possibly modified) call, else the outcome a deny,
     a short-circuit or a failed re-validation decided."""
     original = ctx.call
-    deny = await bus.run("pre_tool_call", ctx)
+    deny = await bus.intercept("pre_tool_call", ctx)
     if deny is not None:
         return ToolOutcome(ctx.call, error=deny.text(ctx.call.name), source="denied", denied=True)
     if ctx.short_circuit == "result":
@@ -175,7 +175,7 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
             duration=outcome.duration,
             terminate=False,
         )
-        await bus.run("on_tool_call_error", ectx)
+        await bus.intercept("on_tool_call_error", ectx)
         outcome.terminate = ectx.terminate
         if not ectx.recovered:
             outcome.error = ectx.error if ectx.error is not None else outcome.error
@@ -194,7 +194,7 @@ async def tool_after(bus: HookBus, ctx: PreToolCallContext, outcome: ToolOutcome
         duration=outcome.duration,
         terminate=outcome.terminate,
     )
-    deny = await bus.run("on_tool_call_result", rctx)
+    deny = await bus.intercept("on_tool_call_result", rctx)
     if deny is not None:
         outcome.result, outcome.error, outcome.source = None, deny.text(ctx.call.name), "denied"
         outcome.denied = True

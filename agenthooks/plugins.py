@@ -25,11 +25,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
+from .bus.registry import Disposer
 from .errors import AgentHooksError, RegistrationError
 from .events.catalog import ALIASES, CATALOG
 
 if TYPE_CHECKING:
-    from .bus import Disposer, HookBus
+    from .bus import HookBus
+    from .events.typed import HookDecorator
 
 ENTRY_POINT_GROUP = "agenthooks.plugins"
 DISABLE_ENV = "AGENTHOOKS_DISABLE_PLUGINS"
@@ -60,7 +62,7 @@ class PluginInfo:
     dispose: Disposer | None = field(default=None, repr=False)
 
 
-def hook(
+def _hook(
     event: str | None = None,
     *,
     match: Any = None,
@@ -82,6 +84,12 @@ def hook(
         return fn
 
     return mark
+
+
+if TYPE_CHECKING:
+    hook: HookDecorator
+else:
+    hook = _hook
 
 
 def plugin_name(plugin: Any) -> str:
@@ -114,8 +122,6 @@ class _Collecting:
         return dispose
 
     def _keep(self, result: Any, event: str, how: str, options: dict[str, Any]) -> Any:
-        from .bus import Disposer
-
         if isinstance(result, Disposer):
             self.disposers.append(result)
             return result
@@ -133,8 +139,6 @@ class _Collecting:
 def install(bus: HookBus, plugin: Any) -> Disposer:
     """Install ``plugin`` on ``bus``; the disposer removes every handler and middleware it
     added and calls the plugin's ``teardown()`` if it has one."""
-    from .bus import Disposer
-
     if inspect.isclass(plugin):
         plugin = plugin()
     collecting = _Collecting(bus)

@@ -151,12 +151,12 @@ async def bench() -> list[Row]:
         )
     )
     ours, floor = await measure(
-        ('await bus.run("pre_tool_call", ctx)', {"bus": bus, "ctx": tool_ctx}),
+        ('await bus.intercept("pre_tool_call", ctx)', {"bus": bus, "ctx": tool_ctx}),
         ("await f(ctx)", {"f": anoop, "ctx": tool_ctx}),
     )
     rows.append(
         Row(
-            'no handlers: `await bus.run("pre_tool_call", ...)` vs `await async_noop(ctx)`',
+            'no handlers: `await bus.intercept("pre_tool_call", ...)` vs `await async_noop(ctx)`',
             ours,
             floor,
             target=3,
@@ -191,7 +191,7 @@ async def bench() -> list[Row]:
         bus.on("on_response", h)
     response_ctx = ResponseContext(response=ProviderResponse(content="start"))
     ours, floor = await measure(
-        ('await bus.run("on_response", ctx)', {"bus": bus, "ctx": response_ctx}),
+        ('await bus.intercept("on_response", ctx)', {"bus": bus, "ctx": response_ctx}),
         ("await hand(ctx, hs)", {"hand": hand_pipeline, "hs": chain, "ctx": response_ctx}),
     )
     rows.append(

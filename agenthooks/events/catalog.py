@@ -21,7 +21,9 @@ class EventSpec:
     ordinary handlers and the downstream step; ``recovery``: keys where the first one wins;
     ``deny``: whether ``Deny`` is accepted; ``gate``: an isolated exception counts as ``Deny``;
     ``teardown``: every handler exception is logged and ignored; ``match``: the context
-    attribute ``match=`` tests.
+    attribute ``match=`` tests; ``groups``: the sets the runtime asks about at once
+    (``model_call`` and ``tool_call``: the hook layer of each call; ``stream``;
+    ``between_turns``; ``after_answer``: the work left once a run has its answer).
     """
 
     name: str
@@ -36,6 +38,7 @@ class EventSpec:
     match: str | None = None
     aliases: tuple[str, ...] = ()
     doc: str = ""
+    groups: frozenset[str] = frozenset()
 
     @property
     def kind_label(self) -> str:
@@ -117,18 +120,22 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec(
             "on_session_end",
             "observer",
-            c.SessionContext,
+            c.SessionEndContext,
             teardown=True,
+            groups=_s("after_answer"),
             aliases=("onSessionEnd",),
             doc="after every chat() of a session (finally)",
         ),
         EventSpec(
-            "on_session_close", "observer", c.SessionContext, doc="once, when a Session is closed"
+            "on_session_close",
+            "observer",
+            c.SessionCloseContext,
+            doc="once, when a Session is closed",
         ),
         EventSpec(
             "on_loop_start",
             "observer",
-            c.LoopContext,
+            c.LoopStartContext,
             aliases=("LoopStart",),
             doc="at the start of each iteration (turn)",
         ),
@@ -148,34 +155,39 @@ CATALOG: dict[str, EventSpec] = {
             _s("response"),
             deny=True,
             gate=True,
+            groups=_s("model_call"),
             aliases=("preRequest", "LlmCall", "PreModelCall", "pre_model_call", "onLlmStart"),
             doc="before each provider call",
         ),
         EventSpec(
             "on_stream_start",
             "observer",
-            c.StreamContext,
+            c.StreamStartContext,
+            groups=_s("stream"),
             aliases=("StreamStart",),
             doc="a streamed provider call starts",
         ),
         EventSpec(
             "on_stream_chunk",
             "observer",
-            c.StreamContext,
+            c.StreamChunkContext,
+            groups=_s("stream"),
             aliases=("StreamChunk",),
             doc="each streamed text chunk: delta and accumulated text",
         ),
         EventSpec(
             "on_stream_end",
             "observer",
-            c.StreamContext,
+            c.StreamEndContext,
+            groups=_s("stream"),
             aliases=("StreamEnd",),
             doc="a streamed provider call completed",
         ),
         EventSpec(
             "on_stream_error",
             "observer",
-            c.StreamContext,
+            c.StreamErrorContext,
+            groups=_s("stream"),
             aliases=("StreamError",),
             doc="a streamed provider call failed",
         ),
@@ -185,6 +197,7 @@ CATALOG: dict[str, EventSpec] = {
             c.ResponseContext,
             _s("response"),
             deny=True,
+            groups=_s("model_call"),
             aliases=(
                 "onResponse",
                 "LlmResponse",
@@ -201,6 +214,7 @@ CATALOG: dict[str, EventSpec] = {
             c.ModelErrorContext,
             _s("response", "error"),
             recovery=_s("response"),
+            groups=_s("model_call"),
             aliases=("OnModelError", "model_error"),
             doc="when a provider call fails (after retry middleware gives up)",
         ),
@@ -220,6 +234,7 @@ CATALOG: dict[str, EventSpec] = {
             deny=True,
             gate=True,
             match=_TOOL,
+            groups=_s("tool_call"),
             aliases=(
                 "preToolCall",
                 "BeforeTool",
@@ -234,10 +249,11 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec(
             "on_tool_call_result",
             "interceptor",
-            c.ToolResultContext,
+            c.ToolCallResultContext,
             _s("result", "terminate"),
             deny=True,
             match=_TOOL,
+            groups=_s("tool_call"),
             aliases=(
                 "onToolCallResult",
                 "AfterTool",
@@ -252,32 +268,35 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec(
             "on_tool_call_error",
             "interceptor",
-            c.ToolErrorContext,
+            c.ToolCallErrorContext,
             _s("error", "result", "terminate"),
             recovery=_s("result"),
             match=_TOOL,
+            groups=_s("tool_call"),
             aliases=("onToolCallError", "ToolError", "OnToolError", "tool_error"),
             doc="when a tool call errors (handler, validation, unknown, disabled, denied)",
         ),
         EventSpec(
             "on_loop_end",
             "observer",
-            c.LoopContext,
+            c.LoopEndContext,
             aliases=("LoopEnd",),
             doc="at the end of each iteration, after its tool messages",
         ),
         EventSpec(
             "prepare_next_turn",
             "interceptor",
-            c.TurnContext,
+            c.PrepareNextTurnContext,
             _s("provider", "model", "thinking", "messages"),
+            groups=_s("between_turns"),
             aliases=("PrepareNextTurn",),
             doc="after a turn and its tool results, before the next request",
         ),
         EventSpec(
             "should_stop",
             "predicate",
-            c.TurnContext,
+            c.ShouldStopContext,
+            groups=_s("between_turns"),
             aliases=("ShouldStopAfterTurn",),
             doc="before the next request starts; True stops gracefully",
         ),
@@ -291,28 +310,28 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec(
             "on_memory_read",
             "observer",
-            c.MemoryContext,
+            c.MemoryReadContext,
             aliases=("MemoryRead",),
             doc="agent memory read",
         ),
         EventSpec(
             "on_memory_write",
             "observer",
-            c.MemoryContext,
+            c.MemoryWriteContext,
             aliases=("MemoryWrite",),
             doc="agent memory write",
         ),
         EventSpec(
             "on_memory_error",
             "observer",
-            c.MemoryContext,
+            c.MemoryErrorContext,
             aliases=("MemoryError",),
             doc="agent memory operation failed",
         ),
         EventSpec(
             "on_subagent_start",
             "observer",
-            c.SubagentContext,
+            c.SubagentStartContext,
             match="subagent",
             aliases=("OnSubagentStart", "subagent_start", "onSubagentStart"),
             doc="an agent delegates to a sub-agent (as a tool)",
@@ -320,7 +339,7 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec(
             "on_subagent_stop",
             "observer",
-            c.SubagentContext,
+            c.SubagentStopContext,
             match="subagent",
             aliases=("OnSubagentStop", "subagent_stop", "onSubagentStop"),
             doc="a sub-agent returned (result, error, duration)",
@@ -328,7 +347,7 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec(
             "pre_handoff",
             "interceptor",
-            c.HandoffContext,
+            c.PreHandoffContext,
             deny=True,
             gate=True,
             match="to_agent",
@@ -338,7 +357,7 @@ CATALOG: dict[str, EventSpec] = {
         EventSpec(
             "on_handoff",
             "observer",
-            c.HandoffContext,
+            c.OnHandoffContext,
             match="to_agent",
             aliases=("onHandoff",),
             doc="after a handoff happened",
@@ -347,6 +366,7 @@ CATALOG: dict[str, EventSpec] = {
             "on_chat_done",
             "observer",
             c.ChatDoneContext,
+            groups=_s("after_answer"),
             aliases=("onChatDone", "afterRun"),
             doc="the run completed",
         ),
@@ -371,20 +391,21 @@ CATALOG: dict[str, EventSpec] = {
             "observer",
             c.ChatEndContext,
             teardown=True,
+            groups=_s("after_answer"),
             aliases=("AgentEnd", "AfterRun", "after_run"),
             doc="always, once, right after the terminal event",
         ),
         EventSpec(
             "on_scope_register",
             "observer",
-            c.ScopeContext,
+            c.ScopeRegisterContext,
             aliases=("onScopeRegister",),
             doc="after agent.scopes.register(scope)",
         ),
         EventSpec(
             "on_scope_unregister",
             "observer",
-            c.ScopeContext,
+            c.ScopeUnregisterContext,
             aliases=("onScopeUnregister",),
             doc="after agent.scopes.unregister(name)",
         ),
@@ -419,7 +440,22 @@ def resolve(name: str) -> EventSpec:
 
 EVENT_NAMES: tuple[str, ...] = tuple(CATALOG)
 
-__all__ = ["ALIASES", "CATALOG", "EVENT_NAMES", "EventSpec", "Kind", "markdown_table", "resolve"]
+GROUPS: dict[str, frozenset[str]] = {
+    group: frozenset(s.name for s in CATALOG.values() if group in s.groups)
+    for group in sorted({g for s in CATALOG.values() for g in s.groups})
+}
+"""Each group's events, derived from the declarations."""
+
+__all__ = [
+    "ALIASES",
+    "CATALOG",
+    "EVENT_NAMES",
+    "GROUPS",
+    "EventSpec",
+    "Kind",
+    "markdown_table",
+    "resolve",
+]
 
 
 def markdown_table() -> str:

@@ -95,6 +95,14 @@ class SessionContext(EventContext):
     """``on_session_start`` (Returns: ``Deny(reason)``), ``on_session_end``, ``on_session_close``."""
 
 
+class SessionEndContext(SessionContext):
+    """``on_session_end``: after every chat of a session, whatever happened. Observer."""
+
+
+class SessionCloseContext(SessionContext):
+    """``on_session_close``: once, when the session is closed. Observer."""
+
+
 class SessionStartContext(SessionContext):
     """``on_session_start``: on a session's first chat. Returns: ``Deny(reason)`` denies that
     chat and every later one."""
@@ -105,6 +113,14 @@ class SessionStartContext(SessionContext):
 
 class LoopContext(EventContext):
     """``on_loop_start`` / ``on_loop_end``: each iteration, 0-indexed ``iteration``."""
+
+
+class LoopStartContext(LoopContext):
+    """``on_loop_start``: a turn starts (``iteration``, 0-indexed). Observer."""
+
+
+class LoopEndContext(LoopContext):
+    """``on_loop_end``: a turn ended, its tool messages appended. Observer."""
 
 
 class TransformContextContext(EventContext):
@@ -141,6 +157,22 @@ class StreamContext(EventContext):
     response: ProviderResponse | None = None
     error: BaseException | None = None
     record_output: ClassVar[str | None] = "delta"
+
+
+class StreamStartContext(StreamContext):
+    """``on_stream_start``: a streamed provider call starts (``request``). Observer."""
+
+
+class StreamChunkContext(StreamContext):
+    """``on_stream_chunk``: a text chunk arrived (``delta``, ``accumulated``). Observer."""
+
+
+class StreamEndContext(StreamContext):
+    """``on_stream_end``: the stream completed (``response``, ``accumulated``). Observer."""
+
+
+class StreamErrorContext(StreamContext):
+    """``on_stream_error``: the stream failed (``error``, ``accumulated``). Observer."""
 
 
 class ResponseContext(EventContext):
@@ -197,7 +229,7 @@ class PreToolCallContext(_ToolEvent, _ShortCircuit):
     error: BaseException | str | None = None
 
 
-class ToolResultContext(_ToolEvent):
+class ToolCallResultContext(_ToolEvent):
     """``on_tool_call_result``: after the handler returned, before the tool message is written.
     Returns: ``{"result": value}``, ``{"terminate": True}``, or ``Deny(reason)``."""
 
@@ -206,7 +238,7 @@ class ToolResultContext(_ToolEvent):
     terminate: bool = False
 
 
-class ToolErrorContext(_ToolEvent):
+class ToolCallErrorContext(_ToolEvent):
     """``on_tool_call_error``: a tool call failed; ``source`` is ``handler``, ``validation``,
     ``unknown_tool``, ``disabled`` or ``denied``. Returns: ``{"error": exc}`` replaces,
     ``{"result": value}`` recovers (first wins; ignored for ``denied``), ``{"terminate": True}``."""
@@ -232,6 +264,15 @@ class TurnContext(EventContext):
     thinking: str | None = None
 
 
+class PrepareNextTurnContext(TurnContext):
+    """``prepare_next_turn``: after a turn and its tool results, before the next request.
+    Returns: ``{"provider", "model", "thinking", "messages"}`` (absent keys keep the value)."""
+
+
+class ShouldStopContext(TurnContext):
+    """``should_stop``: before the next request. Returns: ``True`` stops gracefully."""
+
+
 class StopContext(EventContext):
     """``on_stop``: before a limit error is raised; ``reason`` is ``max_turns``, ``max_budget``
     or a ``StopRun`` reason."""
@@ -252,6 +293,18 @@ class MemoryContext(EventContext):
     record_output: ClassVar[str | None] = "value"
 
 
+class MemoryReadContext(MemoryContext):
+    """``on_memory_read``: a memory read (``key``, ``value``). Observer."""
+
+
+class MemoryWriteContext(MemoryContext):
+    """``on_memory_write``: a memory write (``key``, ``value``). Observer."""
+
+
+class MemoryErrorContext(MemoryContext):
+    """``on_memory_error``: a memory operation failed (``operation``, ``key``, ``error``)."""
+
+
 class SubagentContext(EventContext):
     """``on_subagent_start`` / ``on_subagent_stop`` (adds ``result``, ``error``, ``duration``).
     ``tool_call_id`` is the parent's tool call that delegates (sub-agent events belong to it)."""
@@ -266,11 +319,28 @@ class SubagentContext(EventContext):
     record_output: ClassVar[str | None] = "result"
 
 
+class SubagentStartContext(SubagentContext):
+    """``on_subagent_start``: an agent delegates ``task`` to ``subagent`` (as a tool)."""
+
+
+class SubagentStopContext(SubagentContext):
+    """``on_subagent_stop``: the sub-agent returned (``result``, ``error``, ``duration``)."""
+
+
 class HandoffContext(_ShortCircuit):
     """``pre_handoff`` (Returns: ``Deny(reason)`` keeps the current agent) and ``on_handoff``."""
 
     from_agent: str = ""
     to_agent: str = ""
+
+
+class PreHandoffContext(HandoffContext):
+    """``pre_handoff``: before control passes from ``from_agent`` to ``to_agent``.
+    Returns: ``Deny(reason)`` keeps the current agent; the reason becomes the tool message."""
+
+
+class OnHandoffContext(HandoffContext):
+    """``on_handoff``: control passed from ``from_agent`` to ``to_agent``. Observer."""
 
 
 class ChatDoneContext(EventContext):
@@ -307,6 +377,14 @@ class ScopeContext(EventContext):
     scope: Scope | None = None
 
 
+class ScopeRegisterContext(ScopeContext):
+    """``on_scope_register``: after ``agent.scopes.register(scope)``. Observer."""
+
+
+class ScopeUnregisterContext(ScopeContext):
+    """``on_scope_unregister``: after ``agent.scopes.unregister(name)``. Observer."""
+
+
 class EventRecord(EventContext):
     """``on_event``: one uniform record per emission of every other event, after its chain."""
 
@@ -322,6 +400,12 @@ class EventRecord(EventContext):
     denied: str | None = None
 
 
+ToolResultContext = ToolCallResultContext
+"""The former name of ``ToolCallResultContext``."""
+ToolErrorContext = ToolCallErrorContext
+"""The former name of ``ToolCallErrorContext``."""
+
+
 __all__ = [
     "ChatAbortContext",
     "ChatDoneContext",
@@ -332,20 +416,41 @@ __all__ = [
     "EventRecord",
     "HandoffContext",
     "LoopContext",
+    "LoopEndContext",
+    "LoopStartContext",
     "MemoryContext",
+    "MemoryErrorContext",
+    "MemoryReadContext",
+    "MemoryWriteContext",
     "MessageContext",
     "ModelErrorContext",
+    "OnHandoffContext",
     "PostAgentContext",
     "PreAgentContext",
+    "PreHandoffContext",
     "PreRequestContext",
     "PreToolCallContext",
+    "PrepareNextTurnContext",
     "ResponseContext",
     "ScopeContext",
+    "ScopeRegisterContext",
+    "ScopeUnregisterContext",
+    "SessionCloseContext",
     "SessionContext",
+    "SessionEndContext",
     "SessionStartContext",
+    "ShouldStopContext",
     "StopContext",
+    "StreamChunkContext",
     "StreamContext",
+    "StreamEndContext",
+    "StreamErrorContext",
+    "StreamStartContext",
     "SubagentContext",
+    "SubagentStartContext",
+    "SubagentStopContext",
+    "ToolCallErrorContext",
+    "ToolCallResultContext",
     "ToolErrorContext",
     "ToolResultContext",
     "TransformContextContext",

@@ -67,7 +67,7 @@ async def run_turns(run: Run) -> Ended:
         messages = run.messages
         if "transform_context" in bus.listened:
             tctx = context(TransformContextContext, run.base(), messages=list(messages))
-            await bus.run("transform_context", tctx)
+            await bus.intercept("transform_context", tctx)
             messages = tctx.messages
         request = provider_request(
             run.model or "",
@@ -140,7 +140,7 @@ async def _between_turns(run: Run, assistant: ChatMessage) -> bool:
     )
     if "prepare_next_turn" in bus.listened:
         before = (ctx.provider, ctx.model, ctx.thinking, ctx.messages)
-        await bus.run("prepare_next_turn", ctx)
+        await bus.intercept("prepare_next_turn", ctx)
         if ctx.provider is not before[0]:
             run.provider = ctx.provider
         if ctx.model != before[1]:
@@ -189,7 +189,7 @@ async def request_model(run: Run, request: ProviderRequest) -> ProviderResponse 
         if "on_response" not in listened:
             return response
         after = context(ResponseContext, run.base(), request=request, response=response)
-        deny = await bus.run("on_response", after)
+        deny = await bus.intercept("on_response", after)
         return deny if deny is not None else after.response
     ctx = _request_context(run, request)
     endpoint = partial(_stream, run) if streaming else _complete

@@ -69,7 +69,7 @@ async def _body(run: Run, message: str) -> AgentResponse:
         if reason is not None:
             return await _denied(run, reason)
     if "on_chat_start" in bus.listened:
-        deny = await bus.run(
+        deny = await bus.intercept(
             "on_chat_start",
             context(ChatStartContext, run.base(), message=message, tools=run.agent.scopes.names()),
         )
@@ -77,7 +77,7 @@ async def _body(run: Run, message: str) -> AgentResponse:
             return await _denied(run, deny.text())
     if "on_user_message" in bus.listened:
         uctx = context(UserMessageContext, run.base(), message=message)
-        deny = await bus.run("on_user_message", uctx)
+        deny = await bus.intercept("on_user_message", uctx)
         if deny is not None:
             return await _denied(run, deny.text())
         message = uctx.message
@@ -95,7 +95,7 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
     held: ChatMessage | None = None
     if "pre_agent" in bus.listened:
         pctx = context(PreAgentContext, run.base(), input=task, response=None, short_circuit=None)
-        deny = await bus.run("pre_agent", pctx)
+        deny = await bus.intercept("pre_agent", pctx)
         if deny is not None:
             return await _denied(run, deny.text())
         if pctx.short_circuit == "response" and pctx.response is not None:
@@ -127,7 +127,7 @@ async def _finish_agent(
             input=task,
             response=_completed(run, content, finish_reason),
         )
-        deny = await bus.run("post_agent", actx)
+        deny = await bus.intercept("post_agent", actx)
         if deny is not None:
             return await _denied(run, deny.text())
         content, finish_reason = actx.response.content, actx.response.finish_reason

@@ -53,7 +53,7 @@ class Session:
         if not self._started:
             self._started = True
             if "on_session_start" in run.bus.listened:
-                deny = await run.bus.run(
+                deny = await run.bus.intercept(
                     "on_session_start",
                     context(SessionStartContext, run.base(), tools=run.agent.scopes.names()),
                 )

@@ -284,13 +284,13 @@ async def _handoff_gate(run: Run, target: Agent) -> Deny | None:
             to_agent=target.name,
             short_circuit=None,
         )
-        deny = await bus.run("pre_handoff", ctx)
+        deny = await bus.intercept("pre_handoff", ctx)
         if deny is not None:
             return deny
     if "pre_agent" in bus.listened:
         base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}
         actx = context(PreAgentContext, base, input=run.input, response=None, short_circuit=None)
-        return await bus.run("pre_agent", actx)
+        return await bus.intercept("pre_agent", actx)
     return None
 
 

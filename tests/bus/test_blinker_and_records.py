@@ -110,7 +110,7 @@ async def test_receivers_run_after_an_interceptor_fold_and_see_the_final_value()
     bus.signal("BeforeTool").connect(
         lambda sender, ctx: seen.append(("receiver", ctx.result)) or Deny("ignored"), weak=False
     )
-    assert await bus.run("pre_tool_call", tool_ctx()) is None  # a receiver cannot deny
+    assert await bus.intercept("pre_tool_call", tool_ctx()) is None  # a receiver cannot deny
     assert seen == [("guard", "short"), ("receiver", "short")]
 
 
@@ -188,11 +188,26 @@ async def test_a_third_party_send_reaches_only_blinker_receivers() -> None:
     assert len(results) == 1
 
 
-async def test_a_weakly_connected_lambda_is_dropped_by_blinker_without_breaking_emit() -> None:
+async def test_a_receiver_connected_inside_a_function_stays_connected() -> None:
     bus = HookBus()
     calls: list[str] = []
-    bus.signal("on_stop").connect(lambda sender, ctx: calls.append("gone"))  # weak=True
+
+    def connect() -> None:
+        bus.signal("on_stop").connect(lambda sender, ctx: calls.append("kept"))
+
+    connect()
     gc.collect()
+    assert "on_stop" in bus.listened
+    await bus.emit("on_stop", StopContext())
+    assert calls == ["kept"]
+
+
+async def test_a_receiver_asked_to_be_weak_is_dropped_and_no_longer_listened() -> None:
+    bus = HookBus()
+    calls: list[str] = []
+    bus.signal("on_stop").connect(lambda sender, ctx: calls.append("gone"), weak=True)
+    gc.collect()
+    assert "on_stop" not in bus.listened
     await bus.emit("on_stop", StopContext())
     assert calls == []
 
@@ -234,7 +249,7 @@ async def test_receiver_errors_follow_the_bus_policy() -> None:
     isolating.on("on_event", lambda rec: calls.append(f"record denied={rec.denied}"))
     with structlog.testing.capture_logs() as logs:
         # an isolated receiver error is observer semantics: logged, never a Deny
-        assert await isolating.run("pre_request", CATALOG["pre_request"].context()) is None
+        assert await isolating.intercept("pre_request", CATALOG["pre_request"].context()) is None
     assert calls == ["record denied=None"]
     assert [(e["hook_event"], e["error"]) for e in logs] == [
         ("pre_request", "LookupError: receiver broke")
@@ -261,7 +276,7 @@ async def test_one_record_per_emission_of_every_other_event() -> None:
     records: list[EventRecord] = []
     bus.on("OnEvent", records.append)
     await bus.emit("on_message", message())
-    await bus.run("pre_request", CATALOG["pre_request"].context())  # no handlers of its own
+    await bus.intercept("pre_request", CATALOG["pre_request"].context())  # no handlers of its own
     await bus.check("should_stop", TurnContext())
     await bus.emit("on_loop_end", CATALOG["on_loop_end"].context())
     assert [r.type for r in records] == ["on_message", "pre_request", "should_stop", "on_loop_end"]
@@ -324,7 +339,7 @@ async def test_record_of_a_tool_call_after_its_chain() -> None:
         result="raw",
         duration=0.25,
     )
-    await bus.run("on_tool_call_result", ctx)
+    await bus.intercept("on_tool_call_result", ctx)
     (rec,) = records
     assert (rec.type, rec.tool_call_id, rec.tool_name) == ("on_tool_call_result", "c9", "search")
     assert (rec.input, rec.output) == ({"q": "x"}, "final")  # the value after the chain
@@ -339,7 +354,7 @@ async def test_record_of_a_denied_tool_call(deny: Deny, text: str) -> None:
     records: list[EventRecord] = []
     bus.on("on_event", records.append)
     bus.on("pre_tool_call", lambda ctx: deny)
-    await bus.run("pre_tool_call", tool_ctx())
+    await bus.intercept("pre_tool_call", tool_ctx())
     (rec,) = records
     assert (rec.type, rec.tool_call_id, rec.tool_name) == ("pre_tool_call", "c9", "search")
     assert (rec.is_error, rec.denied, rec.error) == (True, text, None)
@@ -355,7 +370,7 @@ async def test_record_of_an_isolated_gate_failure_is_denied() -> None:
 
     bus.on("pre_tool_call", broken)
     with structlog.testing.capture_logs():
-        assert await bus.run("pre_tool_call", tool_ctx()) == Deny("policy server down")
+        assert await bus.intercept("pre_tool_call", tool_ctx()) == Deny("policy server down")
     assert (records[0].is_error, records[0].denied) == (True, "policy server down")
 
 
@@ -363,7 +378,7 @@ async def test_record_of_errors() -> None:
     bus = HookBus()
     records: list[EventRecord] = []
     bus.on("on_event", records.append)
-    await bus.run(
+    await bus.intercept(
         "on_tool_call_error",
         ToolErrorContext(
             call=ToolCall(id="c1", name="fetch"), tool_call_id="c1", error=TimeoutError("slow")
@@ -371,7 +386,7 @@ async def test_record_of_errors() -> None:
     )
     await bus.emit("on_chat_error", ChatErrorContext(error=KeyError("k")))
     await bus.emit("on_chat_error", ChatErrorContext(error=RuntimeError()))
-    await bus.run("pre_tool_call", tool_ctx())
+    await bus.intercept("pre_tool_call", tool_ctx())
     assert [(r.type, r.tool_name, r.is_error, r.error) for r in records] == [
         ("on_tool_call_error", "fetch", True, "slow"),
         ("on_chat_error", None, True, "'k'"),
@@ -392,7 +407,7 @@ async def test_records_for_every_event_of_the_catalog() -> None:
         elif spec.kind == "predicate":
             await bus.check(name, spec.context())
         else:
-            await bus.run(name, spec.context())
+            await bus.intercept(name, spec.context())
     assert [r.type for r in records] == [n for n in CATALOG if n != "on_event"]
 
 

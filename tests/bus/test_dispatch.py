@@ -129,7 +129,7 @@ async def test_emit_run_and_check_accept_aliases() -> None:
     bus.on("should_stop", lambda ctx: True)
     await bus.emit("onMessage", message())
     ctx = ResponseContext(response=ProviderResponse(content="old"))
-    assert await bus.run("PostModelCall", ctx) is None
+    assert await bus.intercept("PostModelCall", ctx) is None
     assert await bus.check("ShouldStopAfterTurn", TurnContext()) is True
     assert calls == ["message"]
     assert ctx.response.content == "new"
@@ -139,7 +139,7 @@ async def test_emit_of_an_unknown_event_raises() -> None:
     bus = HookBus()
     for call in (
         bus.emit("on_mesage", message()),
-        bus.run("pre_reqest", message()),
+        bus.intercept("pre_reqest", message()),
         bus.check("should_stp", TurnContext()),
     ):
         with pytest.raises(UnknownEventError):
@@ -182,7 +182,7 @@ async def test_zero_handler_emissions_return_at_once() -> None:
     bus.on("on_message", noop)  # another event has a handler
     ctx = StopContext(reason="max_turns")
     assert await bus.emit("on_stop", ctx) is None
-    assert await bus.run("pre_request", ctx) is None
+    assert await bus.intercept("pre_request", ctx) is None
     assert await bus.check("should_stop", ctx) is False
     assert "on_stop" not in bus.listened
 

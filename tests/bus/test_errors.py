@@ -49,7 +49,7 @@ async def dispatch(bus: HookBus, event: str) -> Any:
         return await bus.emit(event, ctx_for(event))
     if spec.kind == "predicate":
         return await bus.check(event, ctx_for(event))
-    return await bus.run(event, ctx_for(event))
+    return await bus.intercept(event, ctx_for(event))
 
 
 def boom(ctx: object) -> None:
@@ -94,7 +94,7 @@ async def test_async_handler_exception_keeps_its_type() -> None:
 
     bus.on("pre_request", failing)
     with pytest.raises(KeyError) as info:
-        await bus.run("pre_request", ctx_for("pre_request"))
+        await bus.intercept("pre_request", ctx_for("pre_request"))
     assert info.value.args == ("missing",)
     assert info.value.__notes__ == [f"raised by handler {label(failing)} of event 'pre_request'"]
 
@@ -114,7 +114,7 @@ async def test_a_bad_return_raises_under_the_raise_policy_with_a_note() -> None:
 
     bus.on("on_response", bad)
     with pytest.raises(BadReturnError) as info:
-        await bus.run("on_response", ctx_for("on_response"))
+        await bus.intercept("on_response", ctx_for("on_response"))
     assert info.value.__notes__ == [f"raised by handler {label(bad)} of event 'on_response'"]
 
 
@@ -136,6 +136,8 @@ async def test_isolate_per_bus_logs_and_goes_on() -> None:
             "handler": label(boom),
             "error": "Boom: boom",
             "guard": False,
+            "counted_as": "None: the run goes on; register policy with guard=True to make it "
+            "fail closed",
             "log_level": "warning",
         }
     ]
@@ -170,7 +172,7 @@ async def test_isolated_exception_in_a_gate_is_a_deny_with_its_text(event: str) 
     bus.on(event, lambda ctx: calls.append("skipped"))
     bus.on(event, lambda ctx: calls.append("guard skipped"), guard=True)
     with structlog.testing.capture_logs() as logs:
-        assert await bus.run(event, ctx_for(event)) == Deny("boom")
+        assert await bus.intercept(event, ctx_for(event)) == Deny("boom")
     assert calls == []
     assert [e["hook_event"] for e in logs] == [event]
 
@@ -183,7 +185,7 @@ async def test_isolated_exception_without_text_denies_with_its_type_name() -> No
 
     bus.on("pre_tool_call", silent)
     with structlog.testing.capture_logs():
-        assert await bus.run("pre_tool_call", ctx_for("pre_tool_call")) == Deny("PermissionError")
+        assert await bus.intercept("pre_tool_call", ctx_for("pre_tool_call")) == Deny("PermissionError")
 
 
 @pytest.mark.parametrize("event", NON_GATE_DENY + NO_DENY_INTERCEPTORS)
@@ -193,7 +195,7 @@ async def test_isolated_exception_elsewhere_counts_as_none(event: str) -> None:
     bus.on(event, boom)
     bus.on(event, lambda ctx: calls.append("next"))
     with structlog.testing.capture_logs() as logs:
-        assert await bus.run(event, ctx_for(event)) is None
+        assert await bus.intercept(event, ctx_for(event)) is None
     assert calls == ["next"]
     assert len(logs) == 1
 
@@ -219,7 +221,7 @@ async def test_isolated_bad_return_counts_as_none_and_changes_nothing() -> None:
     ctx = ctx_for("on_response")
     ctx.response = ProviderResponse(content="original")
     with structlog.testing.capture_logs() as logs:
-        assert await bus.run("on_response", ctx) is None
+        assert await bus.intercept("on_response", ctx) is None
     assert seen == ["original"]
     assert ctx.response.content == "original"
     assert logs[0]["error"].startswith(
@@ -235,7 +237,7 @@ async def test_isolated_bad_return_in_a_gate_is_a_deny() -> None:
 
     bus.on("pre_tool_call", bad)
     with structlog.testing.capture_logs():
-        deny = await bus.run("pre_tool_call", ctx_for("pre_tool_call"))
+        deny = await bus.intercept("pre_tool_call", ctx_for("pre_tool_call"))
     assert deny == Deny(
         f"handler {label(bad)} of 'pre_tool_call' returned str; it may return None or "
         '{"call"}, {"error"}, {"result"}, Deny(reason)'
@@ -248,7 +250,7 @@ async def test_isolated_deny_on_an_event_that_cannot_deny_counts_as_none() -> No
     bus.on("transform_context", lambda ctx: Deny("no"))
     bus.on("transform_context", lambda ctx: calls.append("next"))
     with structlog.testing.capture_logs() as logs:
-        assert await bus.run("transform_context", ctx_for("transform_context")) is None
+        assert await bus.intercept("transform_context", ctx_for("transform_context")) is None
     assert calls == ["next"]
     assert logs[0]["error"].startswith("BadReturnError: ")
 
@@ -265,7 +267,7 @@ async def test_a_guard_exception_is_a_deny_under_both_policies(event: str, polic
     bus.on(event, boom, guard=True, errors="raise")
     bus.on(event, lambda ctx: calls.append("later guard"), guard=True)
     with structlog.testing.capture_logs() as logs:
-        assert await bus.run(event, ctx_for(event)) == Deny("boom")
+        assert await bus.intercept(event, ctx_for(event)) == Deny("boom")
     assert calls == ["ordinary"]
     assert logs == [
         {
@@ -274,6 +276,7 @@ async def test_a_guard_exception_is_a_deny_under_both_policies(event: str, polic
             "handler": label(boom),
             "error": "Boom: boom",
             "guard": True,
+            "counted_as": "Deny: this event fails closed",
             "log_level": "warning",
         }
     ]
@@ -288,7 +291,7 @@ async def test_a_guard_bad_return_is_a_deny_under_both_policies(policy: str) -> 
 
     bus.on("on_response", sloppy, guard=True)
     with structlog.testing.capture_logs():
-        deny = await bus.run("on_response", ctx_for("on_response"))
+        deny = await bus.intercept("on_response", ctx_for("on_response"))
     assert deny == Deny(
         f"handler {label(sloppy)} of 'on_response' returned key 'result', which on_response "
         'does not accept. It may return {"response"}, Deny(reason)'
@@ -311,7 +314,7 @@ async def test_a_guard_bad_return_on_an_event_that_cannot_deny_raises() -> None:
     bus = HookBus(errors="isolate")
     bus.on("transform_context", lambda ctx: {"messages": "not a list"}, guard=True)
     with pytest.raises(BadReturnError):
-        await bus.run("transform_context", ctx_for("transform_context"))
+        await bus.intercept("transform_context", ctx_for("transform_context"))
 
 
 # teardown events --------------------------------------------------------------------------

@@ -60,7 +60,7 @@ async def test_seed_000_trim_then_uppercase() -> None:
     bus.on("onResponse", trim)
     bus.on("onResponse", upper)
     ctx = response_ctx("  hello world \n")
-    assert await bus.run("on_response", ctx) is None
+    assert await bus.intercept("on_response", ctx) is None
     assert isinstance(ctx.response, ProviderResponse)
     assert ctx.response.content == "HELLO WORLD"
 
@@ -85,7 +85,7 @@ async def test_each_handler_sees_what_the_previous_returned() -> None:
     bus.on("transform_context", add("z"), priority=1)
     history = [ChatMessage(role="user", content="a")]
     ctx = TransformContextContext(messages=list(history))
-    await bus.run("transform_context", ctx)
+    await bus.intercept("transform_context", ctx)
     assert seen == [["a", "z", "b"], ["a", "z", "b", "c"]]
     assert [m.content for m in ctx.messages] == ["a", "z", "b", "c"]
     assert [m.content for m in history] == ["a"]
@@ -96,10 +96,10 @@ async def test_none_means_unchanged_and_falsy_values_still_count() -> None:
     bus.on("on_user_message", lambda ctx: None)
     bus.on("on_user_message", lambda ctx: {})  # an empty mapping changes nothing
     ctx = UserMessageContext(message="hello")
-    await bus.run("on_user_message", ctx)
+    await bus.intercept("on_user_message", ctx)
     assert ctx.message == "hello"
     bus.on("on_user_message", lambda ctx: {"message": ""})  # "" is a value, not "no change"
-    await bus.run("on_user_message", ctx)
+    await bus.intercept("on_user_message", ctx)
     assert ctx.message == ""
 
 
@@ -107,7 +107,7 @@ async def test_dict_values_are_validated_into_the_field_type() -> None:
     bus = HookBus()
     bus.on("pre_request", lambda ctx: {"request": {"model": "small", "system": "be brief"}})
     ctx = PreRequestContext(request=ProviderRequest(model="big"))
-    await bus.run("pre_request", ctx)
+    await bus.intercept("pre_request", ctx)
     assert ctx.request == ProviderRequest(model="small", system="be brief")
 
 
@@ -124,7 +124,7 @@ async def test_interceptor_that_drains_is_not_stopped_by_a_value() -> None:
 
     bus.on("on_response", first)
     bus.on("on_response", second)
-    await bus.run("on_response", response_ctx("zero"))
+    await bus.intercept("on_response", response_ctx("zero"))
     assert calls == ["first", "second saw one"]
 
 
@@ -150,7 +150,7 @@ async def test_pre_request_response_skips_later_ordinary_handlers_but_not_guards
     bus.on("pre_request", cache)
     bus.on("pre_request", later)
     ctx = PreRequestContext()
-    assert await bus.run("pre_request", ctx) is None
+    assert await bus.intercept("pre_request", ctx) is None
     assert calls == ["cache", "guard saw cached via response"]
     assert ctx.response is cached
     assert ctx.short_circuit == "response"
@@ -160,7 +160,7 @@ async def test_pre_request_without_short_circuit_leaves_the_marker_unset() -> No
     bus = HookBus()
     bus.on("pre_request", lambda ctx: {"request": ProviderRequest(model="m")})
     ctx = PreRequestContext()
-    await bus.run("pre_request", ctx)
+    await bus.intercept("pre_request", ctx)
     assert ctx.short_circuit is None
     assert ctx.response is None
 
@@ -181,7 +181,7 @@ async def test_pre_tool_call_result_or_error_short_circuits(key: str, value: Any
     bus.on("pre_tool_call", lambda ctx: calls.append("skipped"))
     bus.on("pre_tool_call", guard, guard=True)
     ctx = tool_ctx()
-    assert await bus.run("pre_tool_call", ctx) is None
+    assert await bus.intercept("pre_tool_call", ctx) is None
     assert calls == ["first", f"guard saw {key}={value!r}"]
     assert getattr(ctx, key) == value
 
@@ -195,7 +195,7 @@ async def test_pre_agent_response_short_circuits() -> None:
     bus.on("pre_agent", lambda ctx: {"response": AgentResponse(content="canned")})
     bus.on("pre_agent", lambda ctx: calls.append("skipped"))
     ctx = PreAgentContext(input="q")
-    await bus.run("pre_agent", ctx)
+    await bus.intercept("pre_agent", ctx)
     assert calls == []
     assert ctx.response == AgentResponse(content="canned")
     assert ctx.short_circuit == "response"
@@ -210,7 +210,7 @@ async def test_short_circuit_keys_exclude_each_other() -> None:
     bus.on("pre_tool_call", both)
     ctx = tool_ctx()
     with pytest.raises(BadReturnError) as info:
-        await bus.run("pre_tool_call", ctx)
+        await bus.intercept("pre_tool_call", ctx)
     assert str(info.value) == (
         f"handler {both.__module__}.{both.__qualname__} of 'pre_tool_call' returned "
         "['error', 'result']: short-circuit keys exclude each other"
@@ -236,7 +236,7 @@ async def test_call_changes_arguments_and_composes() -> None:
     bus.on("pre_tool_call", lambda ctx: seen.append(dict(ctx.call.arguments)))
     ctx = tool_ctx(q="a")
     original = ctx.call
-    assert await bus.run("pre_tool_call", ctx) is None
+    assert await bus.intercept("pre_tool_call", ctx) is None
     assert seen == [{"q": "a", "limit": 5}, {"q": "B", "limit": 5}]
     assert ctx.call == ToolCall(id="c1", name="search", arguments={"q": "B", "limit": 5})
     assert ctx.short_circuit is None
@@ -253,7 +253,7 @@ async def test_call_with_a_changed_id_or_name_is_a_bad_return(field: str) -> Non
     bus.on("pre_tool_call", rename)
     ctx = tool_ctx(q="a")
     with pytest.raises(BadReturnError) as info:
-        await bus.run("pre_tool_call", ctx)
+        await bus.intercept("pre_tool_call", ctx)
     assert str(info.value) == (
         f"handler {rename.__module__}.{rename.__qualname__} of 'pre_tool_call' returned 'call' "
         "with a changed id or name: only arguments may change"
@@ -285,7 +285,7 @@ async def test_on_model_error_first_recovery_wins() -> None:
     bus.on("on_model_error", lambda ctx: calls.append("skipped"))
     bus.on("on_model_error", guard, guard=True)
     ctx = ModelErrorContext(error=ConnectionError("down"))
-    assert await bus.run("on_model_error", ctx) is None
+    assert await bus.intercept("on_model_error", ctx) is None
     assert calls == [
         "replace saw down",
         "recover saw replaced",
@@ -308,7 +308,7 @@ async def test_error_replacements_keep_draining() -> None:
         bus.on("on_model_error", handler)
     original = ConnectionError("down")
     ctx = ModelErrorContext(error=original)
-    await bus.run("on_model_error", ctx)
+    await bus.intercept("on_model_error", ctx)
     assert seen == [original, errors[0], errors[1]]
     assert ctx.error is errors[2]
     assert ctx.recovered is False and ctx.response is None
@@ -322,7 +322,7 @@ async def test_on_tool_call_error_first_recovery_wins() -> None:
     bus.on("on_tool_call_error", lambda ctx: calls.append("skipped"))
     bus.on("on_tool_call_error", lambda ctx: calls.append(f"guard:{ctx.result}"), guard=True)
     ctx = error_ctx()
-    await bus.run("on_tool_call_error", ctx)
+    await bus.intercept("on_tool_call_error", ctx)
     assert calls == ["guard:fallback"]
     assert (ctx.result, ctx.recovered, ctx.terminate, ctx.error) == (
         "fallback",
@@ -340,7 +340,7 @@ async def test_recovery_is_ignored_for_denied_calls() -> None:
     bus.on("on_tool_call_error", lambda ctx: {"error": "Denied: policy"})
     ctx = error_ctx(source="denied")
     with structlog.testing.capture_logs() as logs:
-        assert await bus.run("on_tool_call_error", ctx) is None
+        assert await bus.intercept("on_tool_call_error", ctx) is None
     assert calls == ["next saw None"]  # the chain went on: the recovery counted as None
     assert (ctx.result, ctx.recovered, ctx.error) == (None, False, "Denied: policy")
     assert ctx.terminate is True  # the other keys of that return still apply
@@ -439,7 +439,7 @@ async def test_deny_is_returned_and_final(event: str) -> None:
     bus.on(event, lambda ctx: deny)
     bus.on(event, lambda ctx: calls.append("later"))
     bus.on(event, lambda ctx: calls.append("guard"), guard=True)
-    assert await bus.run(event, CATALOG[event].context()) is deny
+    assert await bus.intercept(event, CATALOG[event].context()) is deny
     assert calls == ["first"]
 
 
@@ -450,7 +450,7 @@ async def test_a_guard_may_deny(event: str) -> None:
     bus.on(event, lambda ctx: Deny(), guard=True)
     bus.on(event, lambda ctx: calls.append("second guard"), guard=True)
     bus.on(event, lambda ctx: calls.append("ordinary"))
-    assert await bus.run(event, CATALOG[event].context()) == Deny()
+    assert await bus.intercept(event, CATALOG[event].context()) == Deny()
     assert calls == ["ordinary"]
 
 
@@ -463,7 +463,7 @@ async def test_deny_on_an_event_that_cannot_deny_is_a_bad_return(event: str) -> 
 
     bus.on(event, refuse)
     with pytest.raises(BadReturnError) as info:
-        await bus.run(event, CATALOG[event].context())
+        await bus.intercept(event, CATALOG[event].context())
     assert str(info.value) == (
         f"handler {refuse.__module__}.{refuse.__qualname__} returned Deny on {event!r}, "
         f"which cannot deny; it may return {CATALOG[event].may_return}"
@@ -481,7 +481,7 @@ async def test_deny_after_a_short_circuit_wins() -> None:
     bus = HookBus()
     bus.on("pre_request", lambda ctx: {"response": ProviderResponse(content="cached")})
     bus.on("pre_request", lambda ctx: Deny("cache poisoned") if ctx.response else None, guard=True)
-    assert await bus.run("pre_request", PreRequestContext()) == Deny("cache poisoned")
+    assert await bus.intercept("pre_request", PreRequestContext()) == Deny("cache poisoned")
 
 
 # the guard tier ---------------------------------------------------------------------------
@@ -495,7 +495,7 @@ async def test_guards_run_after_every_ordinary_handler_in_their_own_order() -> N
     bus.on("on_chat_start", lambda ctx: calls.append("o-low"), priority=-100)
     bus.on("on_chat_start", lambda ctx: calls.append("g-0"), guard=True)
     bus.on("on_chat_start", lambda ctx: calls.append("o-0"))
-    await bus.run("on_chat_start", ChatStartContext(message="hi"))
+    await bus.intercept("on_chat_start", ChatStartContext(message="hi"))
     assert calls == ["o-0", "o-low", "g-high", "g-0", "g-low"]
 
 
@@ -517,7 +517,7 @@ async def test_guards_see_the_final_value_and_may_change_it() -> None:
         "on_response", lambda ctx: seen.append(f"last guard: {ctx.response.content}"), guard=True
     )
     ctx = response_ctx("x")
-    await bus.run("on_response", ctx)
+    await bus.intercept("on_response", ctx)
     assert seen == ["the secret", "last guard: the [redacted]"]
     assert ctx.response.content == "the [redacted]"
 
@@ -527,7 +527,7 @@ async def test_guards_run_after_a_recovery() -> None:
     calls: list[str] = []
     bus.on("on_tool_call_error", lambda ctx: {"result": 1})
     bus.on("on_tool_call_error", lambda ctx: calls.append(f"guard:{ctx.result}"), guard=True)
-    await bus.run("on_tool_call_error", error_ctx())
+    await bus.intercept("on_tool_call_error", error_ctx())
     assert calls == ["guard:1"]
 
 
@@ -554,7 +554,7 @@ async def test_unknown_key_names_the_closest_key() -> None:
     bus.on("on_response", typo)
     ctx = response_ctx("kept")
     with pytest.raises(BadReturnError) as info:
-        await bus.run("on_response", ctx)
+        await bus.intercept("on_response", ctx)
     label = f"{typo.__module__}.{typo.__qualname__}"
     assert str(info.value) == (
         f"handler {label} of 'on_response' returned key 'respons', which on_response does not "
@@ -571,7 +571,7 @@ async def test_unknown_key_without_a_close_match() -> None:
 
     bus.on("on_tool_call_result", odd)
     with pytest.raises(BadReturnError) as info:
-        await bus.run("on_tool_call_result", CATALOG["on_tool_call_result"].context())
+        await bus.intercept("on_tool_call_result", CATALOG["on_tool_call_result"].context())
     assert str(info.value) == (
         f"handler {odd.__module__}.{odd.__qualname__} of 'on_tool_call_result' returned key "
         "'zzz', which on_tool_call_result does not accept. It may return {\"result\"}, "
@@ -587,7 +587,7 @@ async def test_a_non_mapping_return_is_a_bad_return() -> None:
 
     bus.on("on_response", text)
     with pytest.raises(BadReturnError) as info:
-        await bus.run("on_response", response_ctx("x"))
+        await bus.intercept("on_response", response_ctx("x"))
     assert str(info.value) == (
         f"handler {text.__module__}.{text.__qualname__} of 'on_response' returned str; it may "
         'return None or {"response"}, Deny(reason)'
@@ -603,7 +603,7 @@ async def test_a_value_of_the_wrong_type_is_a_bad_return_and_changes_nothing() -
     bus.on("on_user_message", wrong)
     ctx = UserMessageContext(message="hi")
     with pytest.raises(BadReturnError) as info:
-        await bus.run("on_user_message", ctx)
+        await bus.intercept("on_user_message", ctx)
     assert str(info.value) == (
         f"handler {wrong.__module__}.{wrong.__qualname__} of 'on_user_message' returned "
         "'message' as int: give a str"
@@ -616,7 +616,7 @@ async def test_all_keys_are_validated_before_any_is_applied() -> None:
     bus.on("pre_request", lambda ctx: {"request": ProviderRequest(model="new"), "response": 5})
     ctx = PreRequestContext(request=ProviderRequest(model="old"))
     with pytest.raises(BadReturnError):
-        await bus.run("pre_request", ctx)
+        await bus.intercept("pre_request", ctx)
     assert ctx.request.model == "old"
     assert ctx.response is None and ctx.short_circuit is None
 
@@ -631,7 +631,7 @@ async def test_on_model_error_error_must_be_an_exception() -> None:
     original = ConnectionError("down")
     ctx = ModelErrorContext(error=original)
     with pytest.raises(BadReturnError) as info:
-        await bus.run("on_model_error", ctx)
+        await bus.intercept("on_model_error", ctx)
     assert str(info.value) == (
         f"handler {text.__module__}.{text.__qualname__} of 'on_model_error' returned 'error' "
         "as str: give an exception"
@@ -645,12 +645,12 @@ async def test_tool_error_may_be_an_exception_or_text(event: str) -> None:
     exc = PermissionError("no")
     bus.on(event, lambda ctx: {"error": exc})
     ctx = CATALOG[event].context()
-    await bus.run(event, ctx)
+    await bus.intercept(event, ctx)
     assert ctx.error is exc
     bus2 = HookBus()
     bus2.on(event, lambda ctx: {"error": 404})
     with pytest.raises(BadReturnError) as info:
-        await bus2.run(event, CATALOG[event].context())
+        await bus2.intercept(event, CATALOG[event].context())
     assert str(info.value).endswith("returned 'error' as int: give an exception or a str")
 
 
@@ -664,7 +664,7 @@ async def test_a_guard_short_circuit_does_not_skip_later_guards() -> None:
         "pre_request", lambda ctx: calls.append(f"guard 2 saw {ctx.response.content}"), guard=True
     )
     ctx = PreRequestContext()
-    assert await bus.run("pre_request", ctx) is None
+    assert await bus.intercept("pre_request", ctx) is None
     assert calls == ["ordinary", "guard 2 saw from guard"]
     assert ctx.short_circuit == "response" and ctx.response is cached
 
@@ -677,5 +677,5 @@ async def test_a_subclass_instance_is_kept_as_returned() -> None:
     value = Tagged(content="x")
     bus.on("on_response", lambda ctx: {"response": value})
     ctx = response_ctx("old")
-    await bus.run("on_response", ctx)
+    await bus.intercept("on_response", ctx)
     assert ctx.response is value

@@ -95,7 +95,7 @@ async def test_decorator_form_returns_the_function_unchanged() -> None:
     assert callable(guard) and guard.__name__ == "guard"
     assert bus.handlers("pre_tool_call") == [guard]
     await bus.emit("on_message", message())
-    await bus.run("pre_tool_call", tool_ctx("search"))
+    await bus.intercept("pre_tool_call", tool_ctx("search"))
     assert calls == ["decorated", "guard"]
 
 
@@ -201,9 +201,9 @@ async def test_once_with_a_matcher_waits_for_a_match() -> None:
     bus = HookBus()
     calls: list[str] = []
     bus.once("pre_tool_call", recorder(calls, "hit"), match="search")
-    await bus.run("pre_tool_call", tool_ctx("fetch"))
-    await bus.run("pre_tool_call", tool_ctx("search"))
-    await bus.run("pre_tool_call", tool_ctx("search"))
+    await bus.intercept("pre_tool_call", tool_ctx("fetch"))
+    await bus.intercept("pre_tool_call", tool_ctx("search"))
+    await bus.intercept("pre_tool_call", tool_ctx("search"))
     assert calls == ["hit"]
 
 
@@ -292,11 +292,11 @@ async def test_changes_during_an_interceptor_fold_apply_next_time() -> None:
 
     bus.on("pre_tool_call", first)
     bus.on("pre_tool_call", second)
-    await bus.run("pre_tool_call", tool_ctx("t"))
+    await bus.intercept("pre_tool_call", tool_ctx("t"))
     assert calls == ["first", "second"]
     calls.clear()
     bus.off("pre_tool_call", first)
-    await bus.run("pre_tool_call", tool_ctx("t"))
+    await bus.intercept("pre_tool_call", tool_ctx("t"))
     assert calls == ["new-guard"]
 
 
@@ -501,7 +501,7 @@ async def test_match_exact_string() -> None:
     calls: list[str] = []
     bus.on("pre_tool_call", lambda ctx: calls.append(ctx.call.name), match="search")
     for name in ["search", "web_search", "searcher", "fetch"]:
-        await bus.run("pre_tool_call", tool_ctx(name))
+        await bus.intercept("pre_tool_call", tool_ctx(name))
     assert calls == ["search"]
 
 
@@ -514,7 +514,7 @@ async def test_match_compiled_regex_uses_search() -> None:
     from agenthooks.events import ToolResultContext
 
     for name in ["search", "web_search", "searcher", "fetch"]:
-        await bus.run(
+        await bus.intercept(
             "on_tool_call_result",
             ToolResultContext(call=ToolCall(id="c", name=name), tool_call_id="c"),
         )
@@ -530,7 +530,7 @@ async def test_match_list_of_strings_and_regexes() -> None:
         match=["fetch", re.compile(r"^db_")],
     )
     for name in ["search", "fetch", "db_read", "read_db", "fetcher"]:
-        await bus.run("pre_tool_call", tool_ctx(name))
+        await bus.intercept("pre_tool_call", tool_ctx(name))
     assert calls == ["fetch", "db_read"]
 
 
@@ -543,8 +543,8 @@ async def test_match_on_subagent_and_handoff_events() -> None:
     )
     await bus.emit("on_subagent_start", SubagentContext(subagent="researcher", task="t"))
     await bus.emit("on_subagent_start", SubagentContext(subagent="writer", task="t"))
-    await bus.run("pre_handoff", HandoffContext(from_agent="billing", to_agent="triage"))
-    await bus.run("pre_handoff", HandoffContext(from_agent="triage", to_agent="billing_eu"))
+    await bus.intercept("pre_handoff", HandoffContext(from_agent="billing", to_agent="triage"))
+    await bus.intercept("pre_handoff", HandoffContext(from_agent="triage", to_agent="billing_eu"))
     assert calls == ["sub:researcher", "to:billing_eu"]
 
 
@@ -554,7 +554,7 @@ async def test_unmatched_handlers_do_not_run_but_others_do() -> None:
     bus.on("pre_tool_call", recorder(calls, "only-fetch"), match="fetch")
     bus.on("pre_tool_call", recorder(calls, "all"))
     bus.on("pre_tool_call", recorder(calls, "guard-fetch"), match="fetch", guard=True)
-    await bus.run("pre_tool_call", tool_ctx("search"))
+    await bus.intercept("pre_tool_call", tool_ctx("search"))
     assert calls == ["all"]
 
 
@@ -651,6 +651,6 @@ async def test_once_interceptor_runs_once_across_concurrent_folds() -> None:
     bus.on("pre_tool_call", slow)
     bus.once("pre_tool_call", lambda ctx: calls.append(ctx.call.name))
     await asyncio.gather(
-        bus.run("pre_tool_call", tool_ctx("a")), bus.run("pre_tool_call", tool_ctx("b"))
+        bus.intercept("pre_tool_call", tool_ctx("a")), bus.intercept("pre_tool_call", tool_ctx("b"))
     )
     assert calls == ["a"]

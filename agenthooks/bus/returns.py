@@ -13,25 +13,23 @@ import typing
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from .decisions import Deny
-from .errors import BadReturnError
-from .events.catalog import CATALOG, EventSpec
-from .events.contexts import EventContext
-from .messages import ToolCall
-
-if TYPE_CHECKING:
-    from .bus import _Registration
+from ..decisions import Deny
+from ..errors import BadReturnError
+from ..events.catalog import CATALOG, EventSpec
+from ..events.contexts import EventContext
+from ..messages import ToolCall
+from .registry import Registration
 
 log = structlog.get_logger("agenthooks")
 
 
 def apply_return(
-    spec: EventSpec, ctx: EventContext, result: Any, reg: _Registration
+    spec: EventSpec, ctx: EventContext, result: Any, reg: Registration
 ) -> tuple[bool, Deny | None]:
     """Validate ``result`` and apply it to ``ctx``.
 
@@ -123,12 +121,12 @@ def _exact_types(cls: type[EventContext]) -> dict[str, type]:
     return table
 
 
-def _where(spec: EventSpec, reg: _Registration, key: str) -> str:
+def _where(spec: EventSpec, reg: Registration, key: str) -> str:
     """The start of a bad-return message; built only when one is raised."""
     return f"handler {reg.label} of {spec.name!r} returned {key!r}"
 
 
-def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any, reg: _Registration) -> Any:
+def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any, reg: Registration) -> Any:
     if key == "call":
         call = _model(ToolCall, value, spec, reg, key)
         current: ToolCall = ctx.__dict__["call"]
@@ -173,7 +171,7 @@ def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any, reg: _Regi
     return value
 
 
-def _model(cls: type[BaseModel], value: Any, spec: EventSpec, reg: _Registration, key: str) -> Any:
+def _model(cls: type[BaseModel], value: Any, spec: EventSpec, reg: Registration, key: str) -> Any:
     if isinstance(value, cls):
         return value
     try:

@@ -1,0 +1,189 @@
+"""Registrations: who handles which event, in which order, until when.
+
+Order is decided here, at registration (priority, higher first, then registration order), and
+kept as tuples that are replaced, never mutated: dispatch loops over a snapshot, so a handler
+that registers or removes handlers never breaks the dispatch in progress.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
+
+from ..errors import RegistrationError
+from ..events.catalog import EventSpec
+
+ErrorPolicy = Literal["raise", "isolate"]
+Handler = Callable[[Any], Any]
+Matcher = str | re.Pattern[str] | Iterable[str | re.Pattern[str]]
+Chain = tuple["Registration", ...]
+Chains = tuple[Chain, Chain]
+"""(ordinary, guards) of one event, each in dispatch order."""
+
+NO_CHAINS: Chains = ((), ())
+_seq = itertools.count()
+
+
+class Disposer:
+    """Removes what a registration added. Idempotent: a second call is a no-op.
+
+    Also a context manager: ``with bus.on("on_message", h): ...`` removes ``h`` on exit.
+    """
+
+    __slots__ = ("_undo",)
+
+    def __init__(self, undo: Callable[[], None]) -> None:
+        self._undo: Callable[[], None] | None = undo
+
+    def __call__(self) -> None:
+        undo, self._undo = self._undo, None
+        if undo is not None:
+            undo()
+
+    @property
+    def active(self) -> bool:
+        """False once disposed."""
+        return self._undo is not None
+
+    def __enter__(self) -> Disposer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self()
+
+
+class Registration:
+    """One handler on one event, as registered."""
+
+    __slots__ = (
+        "fn",
+        "event",
+        "priority",
+        "seq",
+        "matcher",
+        "errors",
+        "guard",
+        "once",
+        "spent",
+        "is_async",
+        "label",
+        "names",
+    )
+
+    def __init__(
+        self,
+        fn: Handler,
+        event: str,
+        priority: int = 0,
+        matcher: Callable[[str], bool] | None = None,
+        errors: ErrorPolicy | None = None,
+        guard: bool = False,
+        once: bool = False,
+        names: frozenset[str] = frozenset(),
+    ) -> None:
+        if not callable(fn):
+            raise RegistrationError(f"handler for {event!r} must be callable, not {fn!r}")
+        self.fn = fn
+        self.event = event
+        self.priority = priority
+        self.seq = next(_seq)
+        self.matcher = matcher
+        self.errors = errors
+        self.guard = guard
+        self.once = once
+        self.spent = False  # a once-handler that some emission already called
+        # an object whose __call__ is a coroutine function is awaited too
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(type(fn), "__call__", None)  # noqa: B004
+        )
+        self.label = handler_label(fn)
+        self.names = names
+        """The exact names ``match=`` listed (checked against the tools a run can reach)."""
+
+
+def handler_label(fn: object) -> str:
+    """A handler's qualified name, as logs and error notes show it."""
+    module = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{module}.{name}" if module else name
+
+
+def check_options(priority: object, errors: object) -> None:
+    """Reject registration options of the wrong kind, naming the option."""
+    if errors not in (None, "raise", "isolate"):
+        raise RegistrationError(f"errors= must be 'raise', 'isolate' or None, not {errors!r}")
+    if not isinstance(priority, int):
+        raise RegistrationError(f"priority= must be an int, not {type(priority).__name__}")
+
+
+def compile_matcher(spec: EventSpec, match: Matcher | None) -> Callable[[str], bool] | None:
+    """``match=`` as a predicate on the name the event matches on (tool, sub-agent, target)."""
+    if match is None:
+        return None
+    if spec.match is None:
+        raise RegistrationError(
+            f"match= is not supported on {spec.name!r}: only tool, sub-agent and handoff "
+            "events match a name"
+        )
+    items: list[str | re.Pattern[str]] = (
+        [match] if isinstance(match, (str, re.Pattern)) else list(match)
+    )
+    if not items:
+        raise RegistrationError(f"match= on {spec.name!r} is an empty list: it would never match")
+    names: set[str] = set()
+    patterns: list[re.Pattern[str]] = []
+    for item in items:
+        if isinstance(item, str):
+            names.add(item)
+        elif isinstance(item, re.Pattern):
+            patterns.append(item)
+        else:
+            raise RegistrationError(
+                f"match= on {spec.name!r} takes a name, a compiled regex or a list of those, "
+                f"not {type(item).__name__}"
+            )
+    if not patterns:
+        return names.__contains__
+
+    def matches(value: str) -> bool:
+        return value in names or any(p.search(value) for p in patterns)
+
+    return matches
+
+
+def matched_names(match: Matcher | None) -> frozenset[str]:
+    """The exact names a ``match=`` lists (its regexes left out)."""
+    if match is None:
+        return frozenset()
+    items = [match] if isinstance(match, (str, re.Pattern)) else list(match)
+    return frozenset(i for i in items if isinstance(i, str))
+
+
+def order(registrations: Iterable[Registration], inherited: Chain = ()) -> Chains:
+    """The (ordinary, guards) chains of one event: priority then registration order, the
+    ``inherited`` guards (an ancestor's) after the own ones, each once."""
+    regs = sorted(registrations, key=lambda r: (-r.priority, r.seq))
+    ordinary = tuple(r for r in regs if not r.guard)
+    guards = tuple(r for r in regs if r.guard)
+    guards += tuple(g for g in inherited if g not in guards)
+    return ordinary, guards
+
+
+__all__ = [
+    "NO_CHAINS",
+    "Chain",
+    "Chains",
+    "Disposer",
+    "ErrorPolicy",
+    "Handler",
+    "Matcher",
+    "Registration",
+    "check_options",
+    "compile_matcher",
+    "handler_label",
+    "matched_names",
+    "order",
+]
