@@ -23,6 +23,8 @@ from .errors import (
     UnknownEventError,
 )
 from .events import CATALOG, EventName
+from .events.contexts import *  # noqa: F403  (every context class, named after its event)
+from .events.contexts import __all__ as _contexts_all
 from .messages import (
     AgentResponse,
     ChatMessage,
@@ -31,7 +33,8 @@ from .messages import (
     ToolCall,
     Usage,
 )
-from .middleware import Middleware, Stack
+from .middleware import CallNext, Middleware, Stack
+from .plugins import hook
 from .providers import OpenAIChatProvider, Provider, ScriptedProvider, StreamDelta
 from .runtime import (
     Agent,
@@ -48,7 +51,9 @@ from .tools import Scope, Tool, ToolContext, tool
 __version__ = "0.1.0"
 
 __all__ = [
+    *_contexts_all,
     "CATALOG",
+    "CallNext",
     "Agent",
     "AgentHooksError",
     "AgentResponse",
@@ -90,5 +95,6 @@ __all__ = [
     "ToolContext",
     "UnknownEventError",
     "Usage",
+    "hook",
     "tool",
 ]

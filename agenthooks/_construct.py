@@ -18,10 +18,10 @@ M = TypeVar("M", bound=BaseModel)
 
 _new = object.__new__
 # the slot setters of every model, called directly: a quarter cheaper than object.__setattr__
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+set_dict = _set_dict = BaseModel.__dict__["__dict__"].__set__
+set_fields = _set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+set_extra = _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+set_private = _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _instance(cls: type[M], data: dict[str, Any], fields: set[str]) -> M:
@@ -159,4 +159,14 @@ def agent_response(
 # last: messages imports ``build`` from this module, whichever of the two is imported first
 from . import messages as _messages  # noqa: E402
 
-__all__ = ["agent_response", "build", "chat_message", "context", "provider_request"]
+__all__ = [
+    "agent_response",
+    "build",
+    "chat_message",
+    "context",
+    "provider_request",
+    "set_dict",
+    "set_extra",
+    "set_fields",
+    "set_private",
+]

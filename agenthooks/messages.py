@@ -25,6 +25,9 @@ class ToolCall(BaseModel):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    """Set only when the model's argument text is not a JSON object; ``arguments`` is then
+    ``{}`` and the runtime answers the call with a validation tool error the model can read."""
 
 
 class ChatMessage(BaseModel):

@@ -36,6 +36,8 @@ class ToolContext:
     memory: Memory | None = None
     session_id: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    run: Any = field(default=None, repr=False)
+    """The run calling the tool (how a sub-agent tool starts its child run); opaque."""
 
 
 class Tool(Generic[F]):

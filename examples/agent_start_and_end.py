@@ -18,7 +18,7 @@ Output:
     [planner] Result: "Trip planned: hotel booked."
     [planner] Iterations: 2
     [planner] Tool calls: 1
-    [planner] Tokens: 95
+    [planner] Tokens: 125
 """
 
 import asyncio

@@ -6,7 +6,7 @@ on any tool error"). Here that is ``{"terminate": True}`` from ``on_tool_call_er
 Output:
     finish reason: terminated
     model calls: 1
-    last tool message: disk full (error: True)
+    last tool message: OSError: disk full (error: True)
 """
 
 import asyncio

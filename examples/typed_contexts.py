@@ -10,48 +10,48 @@ Seed 000: the ``Ctx`` and ``Return`` types of every hook (``OnChatStartCtx``,
 004 hook to its event, its context class and what it may return.
 
 Output:
-    003 struct           context             fields
-    UserMessageContext   UserMessageContext  message='Find notes on hooks'
-    LifecycleContext     PreAgentContext     input='Find notes on hooks'
-    ModelCallContext     PreRequestContext   messages=1 tools=['notes', 'broken', 'summarizer']
-    ModelResponseContext ResponseContext     tool_calls=['notes', 'broken', 'summarizer']
-    ToolUseContext       PreToolCallContext  tool=notes id=c1 input={'topic': 'hooks'} branch=writer
-    PostToolUseContext   ToolResultContext   output='3 notes on hooks'
-    ToolUseContext       PreToolCallContext  tool=broken id=c2 input={} branch=writer
-    ToolErrorContext     ToolErrorContext    tool=broken error=RuntimeError('disk unavailable') source=handler
-    ToolUseContext       PreToolCallContext  tool=summarizer id=c3 input={'task': 'summarize the notes'} branch=writer
-    SubagentEventContext SubagentContext     subagent=summarizer task='summarize the notes'
-    SubagentEventContext SubagentContext     subagent=summarizer result='Summary.'
-    PostToolUseContext   ToolResultContext   output='Summary.'
-    ModelCallContext     PreRequestContext   messages=5 tools=['notes', 'broken', 'summarizer']
-    ModelErrorContext    ModelErrorContext   error=TimeoutError('model timed out')
-    LifecycleContext     PostAgentContext    response='Recovered.'
-    RunContext           ChatEndContext      error=None response='Recovered.'
-    seed hook             event                context             may return
-    000 onChatStart       on_chat_start        ChatStartContext    Deny(reason)
-    000 onChatDone        on_chat_done         ChatDoneContext     -
-    000 onChatAbort       on_chat_abort        ChatAbortContext    -
-    000 onChatError       on_chat_error        ChatErrorContext    -
-    000 preRequest        pre_request          PreRequestContext   {"request"}, {"response"}, Deny(reason)
-    000 onResponse        on_response          ResponseContext     {"response"}, Deny(reason)
-    000 onMessage         on_message           MessageContext      -
-    000 preToolCall       pre_tool_call        PreToolCallContext  {"call"}, {"error"}, {"result"}, Deny(reason)
-    000 onToolCallResult  on_tool_call_result  ToolResultContext   {"result"}, {"terminate"}, Deny(reason)
-    000 onToolCallError   on_tool_call_error   ToolErrorContext    {"error"}, {"result"}, {"terminate"}
-    000 onScopeRegister   on_scope_register    ScopeContext        -
-    000 onScopeUnregister on_scope_unregister  ScopeContext        -
-    004 beforeRun         on_chat_start        ChatStartContext    Deny(reason)
-    004 afterRun          on_chat_done         ChatDoneContext     -
-    004 beforeToolCall    pre_tool_call        PreToolCallContext  {"call"}, {"error"}, {"result"}, Deny(reason)
-    004 afterToolCall     on_tool_call_result  ToolResultContext   {"result"}, {"terminate"}, Deny(reason)
-    004 beforeHandoff     pre_handoff          HandoffContext      Deny(reason)
-    004 onStop            on_stop              StopContext         -
-    004 onSubagentStart   on_subagent_start    SubagentContext     -
-    004 onSubagentStop    on_subagent_stop     SubagentContext     -
-    004 onSessionStart    on_session_start     SessionStartContext Deny(reason)
-    004 onSessionEnd      on_session_end       SessionContext      -
-    004 onLlmStart        pre_request          PreRequestContext   {"request"}, {"response"}, Deny(reason)
-    004 onLlmEnd          on_response          ResponseContext     {"response"}, Deny(reason)
+    003 struct           context                 fields
+    UserMessageContext   UserMessageContext      message='Find notes on hooks'
+    LifecycleContext     PreAgentContext         input='Find notes on hooks'
+    ModelCallContext     PreRequestContext       messages=1 tools=['notes', 'broken', 'summarizer']
+    ModelResponseContext ResponseContext         tool_calls=['notes', 'broken', 'summarizer']
+    ToolUseContext       PreToolCallContext      tool=notes id=c1 input={'topic': 'hooks'} branch=writer
+    PostToolUseContext   ToolCallResultContext   output='3 notes on hooks'
+    ToolUseContext       PreToolCallContext      tool=broken id=c2 input={} branch=writer
+    ToolErrorContext     ToolCallErrorContext    tool=broken error=RuntimeError('disk unavailable') source=handler
+    ToolUseContext       PreToolCallContext      tool=summarizer id=c3 input={'task': 'summarize the notes'} branch=writer
+    SubagentEventContext SubagentStartContext    subagent=summarizer task='summarize the notes'
+    SubagentEventContext SubagentStopContext     subagent=summarizer result='Summary.'
+    PostToolUseContext   ToolCallResultContext   output='Summary.'
+    ModelCallContext     PreRequestContext       messages=5 tools=['notes', 'broken', 'summarizer']
+    ModelErrorContext    ModelErrorContext       error=TimeoutError('model timed out')
+    LifecycleContext     PostAgentContext        response='Recovered.'
+    RunContext           ChatEndContext          error=None response='Recovered.'
+    seed hook             event                context                 may return
+    000 onChatStart       on_chat_start        ChatStartContext        Deny(reason)
+    000 onChatDone        on_chat_done         ChatDoneContext         -
+    000 onChatAbort       on_chat_abort        ChatAbortContext        -
+    000 onChatError       on_chat_error        ChatErrorContext        -
+    000 preRequest        pre_request          PreRequestContext       {"request"}, {"response"}, Deny(reason)
+    000 onResponse        on_response          ResponseContext         {"response"}, Deny(reason)
+    000 onMessage         on_message           MessageContext          -
+    000 preToolCall       pre_tool_call        PreToolCallContext      {"call"}, {"error"}, {"result"}, Deny(reason)
+    000 onToolCallResult  on_tool_call_result  ToolCallResultContext   {"result"}, {"terminate"}, Deny(reason)
+    000 onToolCallError   on_tool_call_error   ToolCallErrorContext    {"error"}, {"result"}, {"terminate"}
+    000 onScopeRegister   on_scope_register    ScopeRegisterContext    -
+    000 onScopeUnregister on_scope_unregister  ScopeUnregisterContext  -
+    004 beforeRun         on_chat_start        ChatStartContext        Deny(reason)
+    004 afterRun          on_chat_done         ChatDoneContext         -
+    004 beforeToolCall    pre_tool_call        PreToolCallContext      {"call"}, {"error"}, {"result"}, Deny(reason)
+    004 afterToolCall     on_tool_call_result  ToolCallResultContext   {"result"}, {"terminate"}, Deny(reason)
+    004 beforeHandoff     pre_handoff          PreHandoffContext       Deny(reason)
+    004 onStop            on_stop              StopContext             -
+    004 onSubagentStart   on_subagent_start    SubagentStartContext    -
+    004 onSubagentStop    on_subagent_stop     SubagentStopContext     -
+    004 onSessionStart    on_session_start     SessionStartContext     Deny(reason)
+    004 onSessionEnd      on_session_end       SessionEndContext       -
+    004 onLlmStart        pre_request          PreRequestContext       {"request"}, {"response"}, Deny(reason)
+    004 onLlmEnd          on_response          ResponseContext         {"response"}, Deny(reason)
 """
 
 import asyncio
@@ -87,7 +87,7 @@ def broken() -> str:
 
 
 def show(struct: str, ctx: EventContext, fields: str) -> None:
-    print(f"{struct:<20} {type(ctx).__name__:<19} {fields}")
+    print(f"{struct:<20} {type(ctx).__name__:<23} {fields}")
 
 
 class Typed:
@@ -191,15 +191,15 @@ async def main() -> None:
     summarizer = Agent("summarizer", bus=HookBus(), provider=ScriptedProvider(["Summary."]))
     agent = Agent("writer", provider=model, tools=[notes, broken], sub_agents=[summarizer])
     agent.use(Typed())
-    print(f"{'003 struct':<20} {'context':<19} fields")
+    print(f"{'003 struct':<20} {'context':<23} fields")
     await agent.chat("Find notes on hooks")
 
-    print(f"{'seed hook':<21} {'event':<20} {'context':<19} may return")
+    print(f"{'seed hook':<21} {'event':<20} {'context':<23} may return")
     for seed, names in SEED_HOOKS.items():
         for name in names:
             spec = resolve(name)
             print(
-                f"{seed} {name:<17} {spec.name:<20} {spec.context.__name__:<19} {spec.may_return}"
+                f"{seed} {name:<17} {spec.name:<20} {spec.context.__name__:<23} {spec.may_return}"
             )
 
 

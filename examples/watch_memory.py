@@ -8,7 +8,7 @@ Output:
     Memory write: favorite_color = "blue"
     Memory read: favorite_color = True
     Memory read failed: KeyError('shoe_size')
-    the model read: 'shoe_size'
+    the model read: KeyError: 'shoe_size'
 """
 
 import asyncio

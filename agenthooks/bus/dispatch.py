@@ -10,6 +10,7 @@ ordinary tier, are never skipped by it, and fail closed. Then blinker receivers,
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -46,12 +47,18 @@ class Dispatcher:
     records: bool
     signals: dict[str, BusSignal]
 
-    async def dispatch(self, event: str, ctx: EventContext) -> Any:
+    async def dispatch(
+        self,
+        event: str,
+        ctx: EventContext,
+        between: Callable[[EventContext], bool] | None = None,
+    ) -> Any:
         """Fire ``event`` (a canonical name or an alias) with ``ctx``.
 
         Returns what the kind of the event decides: ``None`` for an observer, the ``Deny``
         that refused the step (or ``None``) for an interceptor, the verdict for a predicate.
-        An unknown name raises ``UnknownEventError``."""
+        ``between(ctx)`` runs after the ordinary handlers, before the guards (which it skips
+        by returning True). An unknown name raises ``UnknownEventError``."""
         if event not in self.listened:
             spec = CATALOG.get(event) or resolve(event)
             if spec.name not in self.listened:
@@ -95,6 +102,8 @@ class Dispatcher:
                 if deny is not None or (stop and not reg.guard):
                     break
             if deny is not None or verdict:
+                break
+            if between is not None and tier is ordinary and between(ctx):
                 break
         if event in self.after:
             await self._after_chain(spec, ctx, deny)

@@ -205,9 +205,9 @@ class HookBus(Dispatcher):
         sub-agent or a handoff target). The view shares this bus's registrations, signals and
         middleware; its chains are a snapshot."""
         view = copy.copy(self)
-        view._inherited = (ancestor,)
+        view._inherited = (*self._inherited, ancestor)
         view.chains = {}
-        for event in {*self._registrations, *ancestor.chains}:
+        for event in {*self._registrations, *(e for a in view._inherited for e in a.chains)}:
             view._rebuild(event)
         return view
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..events.catalog import CATALOG
+from ..events.describe import describe
 from .common import Subparsers, table
 
 
@@ -27,17 +28,9 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def catalog_rows() -> list[dict[str, Any]]:
-    """One dict per event, in catalog order."""
-    return [
-        {
-            "event": spec.name,
-            "kind": spec.kind_label,
-            "may_return": spec.may_return,
-            "aliases": list(spec.aliases),
-            "fires": spec.doc,
-        }
-        for spec in CATALOG.values()
-    ]
+    """One dict per event, in catalog order: what it is, when it fires, what a handler may
+    return, and what its context holds (each field's type, and whether a return writes it)."""
+    return [describe(spec) for spec in CATALOG.values()]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -453,18 +453,5 @@ __all__ = [
     "GROUPS",
     "EventSpec",
     "Kind",
-    "markdown_table",
     "resolve",
 ]
-
-
-def markdown_table() -> str:
-    """The catalog as the README's Markdown table: event, kind, may return, seed aliases."""
-    lines = ["| event | kind | fires | may return | seed aliases |", "|---|---|---|---|---|"]
-    for spec in CATALOG.values():
-        aliases = ", ".join(f"`{a}`" for a in spec.aliases) or "—"
-        lines.append(
-            f"| `{spec.name}` | {spec.kind_label} | {spec.doc} | "
-            f"{spec.may_return.replace('|', '/')} | {aliases} |"
-        )
-    return "\n".join(lines)

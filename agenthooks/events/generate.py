@@ -30,6 +30,7 @@ def render() -> str:
     """The text of ``typed.py``."""
     specs = list(CATALOG.values())
     contexts = sorted({s.context.__name__ for s in specs}, key=str.lower)
+    imported = sorted({*contexts, "EventContext"}, key=str.lower)
     out = [
         '"""Generated from the declarations in ``catalog.py`` by ``python -m',
         "agenthooks.events.generate``: do not edit. The event names as a Literal, and the typed",
@@ -42,7 +43,7 @@ def render() -> str:
         "from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload",
         "",
         "from .contexts import (",
-        *(f"    {c}," for c in contexts),
+        *(f"    {c}," for c in imported),
         ")",
         "",
         "if TYPE_CHECKING:",
@@ -77,7 +78,7 @@ def render() -> str:
     out += [
         "",
         "    @overload",
-        "    def __call__(self, event: str, handler: Callable[[Any], Any], "
+        "    def __call__(self, event: str, handler: Callable[[EventContext], Any], "
         f"*, {_OPTIONS}) -> Disposer: ...",
         "    @overload",
         "    def __call__(self, event: str, handler: None = None, "

@@ -14,6 +14,7 @@ from .contexts import (
     ChatEndContext,
     ChatErrorContext,
     ChatStartContext,
+    EventContext,
     EventRecord,
     LoopEndContext,
     LoopStartContext,
@@ -368,7 +369,7 @@ class OnMethod(Protocol):
     def __call__(self, event: Literal["on_event", "OnEvent"], handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_EventRecord], _EventRecord]: ...
 
     @overload
-    def __call__(self, event: str, handler: Callable[[Any], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
+    def __call__(self, event: str, handler: Callable[[EventContext], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
     @overload
     def __call__(self, event: str, handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_H], _H]: ...
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._construct import build
 from ..bus import Disposer, ErrorPolicy, HookBus, Matcher
 from ..errors import RegistrationError
 from ..events import EventName
-from ..events.contexts import ScopeContext
 from ..messages import AgentResponse, ChatMessage
 from ..middleware import Middleware, Stack
 from ..providers.base import Provider
@@ -19,84 +17,15 @@ from ..tools import Scope, Tool, as_tool
 from .memory import Memory
 from .run import Run
 from .runner import execute_run, stream_run
+from .scopes import ScopeRegistry
+from .stacks import CallStacks
 from .streaming import StreamEvent
+from .subagents import subagent_tool
+
+if TYPE_CHECKING:
+    from ..events.typed import OnMethod
 
 DEFAULT_MAX_TURNS = 25
-
-
-class ScopeRegistry:
-    """The agent's tools, grouped in named scopes (``agent.scopes``).
-
-    ``register`` / ``unregister`` are coroutines: their ``on_scope_register`` /
-    ``on_scope_unregister`` handlers run on the loop, and a raising handler's exception
-    reaches the caller.
-    """
-
-    def __init__(self, agent: Agent) -> None:
-        self._agent = agent
-        self._scopes: dict[str, Scope] = {}
-
-    def add(self, scope: Scope) -> None:
-        """Add ``scope`` without firing events (construction time)."""
-        if scope.name in self._scopes:
-            raise RegistrationError(
-                f"agent {self._agent.name!r} already has a scope {scope.name!r}"
-            )
-        self._scopes[scope.name] = scope
-
-    async def register(self, scope: Scope) -> Disposer:
-        """Add ``scope`` and fire ``on_scope_register``; returns a disposer (sync) that removes
-        it again without an event. Use ``unregister`` for the event."""
-        self.add(scope)
-        await self._fire("on_scope_register", scope)
-
-        def remove() -> None:
-            self._scopes.pop(scope.name, None)
-
-        return Disposer(remove)
-
-    async def unregister(self, name: str) -> Scope:
-        """Remove the scope ``name`` and fire ``on_scope_unregister``."""
-        scope = self._scopes.pop(name, None)
-        if scope is None:
-            raise RegistrationError(
-                f"agent {self._agent.name!r} has no scope {name!r}; scopes: {list(self._scopes)}"
-            )
-        await self._fire("on_scope_unregister", scope)
-        return scope
-
-    async def _fire(self, event: str, scope: Scope) -> None:
-        bus = self._agent.bus
-        if event in bus.listened:
-            await bus.emit(
-                event,
-                build(ScopeContext, agent=self._agent.name, branch=self._agent.name, scope=scope),
-            )
-
-    def __getitem__(self, name: str) -> Scope:
-        return self._scopes[name]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._scopes
-
-    def __iter__(self) -> Any:
-        return iter(self._scopes.values())
-
-    def lookup(self, tool_name: str) -> tuple[Tool[Any], Scope] | None:
-        """The tool called ``tool_name`` and its scope (enabled or not), or None."""
-        for scope in self._scopes.values():
-            found = scope.tools.get(tool_name)
-            if found is not None:
-                return found, scope
-        return None
-
-    def names(self) -> list[str]:
-        """The names of the tools offered to the model."""
-        return [n for s in self._scopes.values() if s.enabled for n in s.tools]
-
-    def schemas(self) -> list[dict[str, Any]]:
-        """The JSON schemas of the tools offered to the model (enabled scopes only)."""
-        return [t.schema for s in self._scopes.values() if s.enabled for t in s.tools.values()]
 
 
 class Agent:
@@ -143,8 +72,12 @@ class Agent:
         self.provider = provider
         self._explicit_bus = bus is not None
         self.bus = bus if bus is not None else HookBus()
-        self.provider_middleware = Stack(m for m in middleware if "provider" in m.stacks)
-        self.tool_middleware = Stack(m for m in middleware if "tool" in m.stacks)
+        self.middleware: tuple[Middleware, ...] = ()
+        self.middleware_version = 0
+        self.provider_middleware = Stack()
+        self.tool_middleware = Stack()
+        self._set_middleware(tuple(middleware))
+        self.call_stacks: CallStacks | None = None
         self.model = model
         self.temperature = temperature
         self.tool_choice = tool_choice
@@ -159,7 +92,7 @@ class Agent:
         self.scopes = ScopeRegistry(self)
         self.scopes.add(Scope("default", tools))
         if self.sub_agents:
-            self.scopes.add(Scope("sub_agents", [_subagent_tool(a) for a in self.sub_agents]))
+            self.scopes.add(Scope("sub_agents", [subagent_tool(a) for a in self.sub_agents]))
         if self.handoffs:
             self.scopes.add(Scope("handoffs", [_handoff_tool(a) for a in self.handoffs]))
         self._history: list[ChatMessage] = []
@@ -181,45 +114,18 @@ class Agent:
 
     # hooks --------------------------------------------------------------------------------
 
-    def on(
-        self,
-        event: EventName | str,
-        handler: Callable[[Any], Any] | None = None,
-        *,
-        match: Matcher | None = None,
-        priority: int = 0,
-        errors: ErrorPolicy | None = None,
-        guard: bool = False,
-    ) -> Any:
-        """``bus.on`` on this agent's bus (same arguments, same returns)."""
-        return self.bus.on(
-            event,
-            handler,  # type: ignore[type-var]
-            match=match,
-            priority=priority,
-            errors=errors,
-            guard=guard,
-        )
+    if TYPE_CHECKING:
+        on: OnMethod
+        once: OnMethod
+    else:
 
-    def once(
-        self,
-        event: EventName | str,
-        handler: Callable[[Any], Any] | None = None,
-        *,
-        match: Matcher | None = None,
-        priority: int = 0,
-        errors: ErrorPolicy | None = None,
-        guard: bool = False,
-    ) -> Any:
-        """``bus.once`` on this agent's bus."""
-        return self.bus.once(
-            event,
-            handler,  # type: ignore[type-var]
-            match=match,
-            priority=priority,
-            errors=errors,
-            guard=guard,
-        )
+        def on(self, event, handler=None, **options):
+            """``bus.on`` on this agent's bus (same arguments, same returns)."""
+            return self.bus.on(event, handler, **options)
+
+        def once(self, event, handler=None, **options):
+            """``bus.once`` on this agent's bus."""
+            return self.bus.once(event, handler, **options)
 
     def off(self, event: EventName | str, handler: Callable[[Any], Any]) -> bool:
         """``bus.off`` on this agent's bus."""
@@ -235,14 +141,37 @@ class Agent:
         errors: ErrorPolicy | None = None,
         guard: bool = False,
     ) -> Disposer:
-        """Register ``handler`` on ``event``; returns an idempotent disposer (seed 000)."""
-        return self.bus.on(
+        """Seed 000's ``addHook``: ``on`` with a handler; returns the idempotent disposer."""
+        return self.bus.add_hook(
             event, handler, match=match, priority=priority, errors=errors, guard=guard
         )
 
     def use(self, item: Any) -> Disposer:
-        """``bus.use`` on this agent's bus: a middleware or a plugin."""
-        return self.bus.use(item)
+        """Add a ``Middleware`` to this agent's own middleware (where ``middleware=[...]``
+        puts it: inside the bus's, innermost last), or install a plugin on the agent's bus
+        (a plugin's hooks live on a bus). Returns the disposer."""
+        if not isinstance(item, Middleware):
+            return self.bus.use(item)
+        self._set_middleware((*self.middleware, item))
+
+        def remove() -> None:
+            self._set_middleware(tuple(m for m in self.middleware if m is not item))
+
+        return Disposer(remove)
+
+    def _set_middleware(self, middleware: tuple[Middleware, ...]) -> None:
+        self.middleware = middleware
+        self.provider_middleware = Stack(m for m in middleware if "provider" in m.stacks)
+        self.tool_middleware = Stack(m for m in middleware if "tool" in m.stacks)
+        self.middleware_version += 1
+
+    def stacks_on(self, bus: HookBus) -> CallStacks:
+        """The composed model and tool calls of this agent on ``bus``, built when the bus's
+        registrations or this agent's middleware changed (kept for the agent's own bus)."""
+        stacks = CallStacks(bus, self)
+        if bus is self.bus:
+            self.call_stacks = stacks
+        return stacks
 
     # running ------------------------------------------------------------------------------
 
@@ -275,28 +204,26 @@ class Agent:
                     yield item
 
     def chat_sync(self, message: str) -> AgentResponse:
-        """``chat`` for scripts: runs its own event loop."""
-        return asyncio.run(self.chat(message))
-
-
-def _subagent_tool(agent: Agent) -> Tool[Any]:
-    def delegate(task: str) -> str:
-        raise RuntimeError("sub-agent tools run through the agent runtime")  # pragma: no cover
-
-    description = agent.description or agent.instructions or f"Delegate a task to {agent.name}."
-    tool = Tool(delegate, name=agent.name, description=description)
-    tool.subagent = agent
-    return tool
+        """``chat`` for scripts: runs its own event loop. Inside a running loop (async code,
+        a notebook) ``await agent.chat(message)`` instead."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.chat(message))
+        raise RuntimeError(
+            f"agent {self.name!r}: chat_sync() cannot run inside a running event loop; "
+            "use `await agent.chat(message)` there"
+        )
 
 
 def _handoff_tool(agent: Agent) -> Tool[Any]:
     def transfer() -> str:
-        raise RuntimeError("handoff tools run through the agent runtime")  # pragma: no cover
+        return f"Transferred to {agent.name}."
 
     description = f"Hand the conversation over to {agent.name}" + (
         f": {agent.description}" if agent.description else "."
     )
-    tool = Tool(transfer, name=f"transfer_to_{agent.name}", description=description)
+    tool = Tool(transfer, name=f"transfer_to_{agent.name}", description=description, inline=True)
     tool.handoff = agent
     return tool
 

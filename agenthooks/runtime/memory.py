@@ -6,7 +6,12 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from .._construct import context
-from ..events.contexts import MemoryContext
+from ..events.contexts import (
+    MemoryContext,
+    MemoryErrorContext,
+    MemoryReadContext,
+    MemoryWriteContext,
+)
 
 if TYPE_CHECKING:
     from ..bus import HookBus
@@ -98,11 +103,20 @@ class MemoryView:
         await self._fire("on_memory_write", key=key, value=None, operation="delete")
 
     async def _fire(self, event: str, **fields: Any) -> None:
-        bus = self.run.bus if self.run is not None else self.memory.bus
-        if bus is None or event not in bus.listened:
+        cls = _CONTEXTS[event]
+        if self.run is not None:
+            await self.run.fire(event, cls, **fields)
             return
-        base = self.run.base() if self.run is not None else {}
-        await bus.emit(event, context(MemoryContext, base, **fields))
+        bus = self.memory.bus
+        if bus is not None and event in bus.listened:
+            await bus.emit(event, context(cls, {}, **fields))
+
+
+_CONTEXTS: dict[str, type[MemoryContext]] = {
+    "on_memory_read": MemoryReadContext,
+    "on_memory_write": MemoryWriteContext,
+    "on_memory_error": MemoryErrorContext,
+}
 
 
 __all__ = ["Memory", "MemoryView"]

@@ -1,4 +1,5 @@
-"""The state of one run: who runs it, where its messages go, what it has used so far."""
+"""The state of one run: who runs it, where its messages go, what it has used so far, and the
+one helper every event of the run is fired through."""
 
 from __future__ import annotations
 
@@ -6,22 +7,51 @@ import asyncio
 import itertools
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._construct import chat_message, context
 from ..bus import HookBus
-from ..events.contexts import MessageContext
+from ..decisions import Deny
+from ..events.contexts import EventContext, MessageContext
 from ..messages import ChatMessage, ToolCall, Usage
 
 if TYPE_CHECKING:
     from .agent import Agent
     from .session import Session
+    from .stacks import CallStacks
     from .streaming import StreamEvent
 
 NO_USAGE = Usage()
 """The usage of a run that has used nothing yet (shared: usages are replaced, never mutated)."""
 
 Sink = Callable[["StreamEvent"], Awaitable[None]]
+C = TypeVar("C", bound=EventContext)
+
+
+class HookTurn:
+    """One handler chain of a run at a time, while its tools run in parallel: events fired
+    from inside those tools (memory, sub-agent events) and the batch's after-events wait for
+    each other. Re-entrant for the task holding it (a handler may fire a nested event)."""
+
+    __slots__ = ("_lock", "_owner", "_depth")
+
+    def __init__(self) -> None:
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
+        self._depth = 0
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task()
+        if self._owner is not task:
+            await self._lock.acquire()
+            self._owner = task
+        self._depth += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self._owner = None
+            self._lock.release()
 
 
 class Run:
@@ -30,7 +60,8 @@ class Run:
     ``history`` is the stored transcript (append-only); ``messages`` the working transcript
     the next request starts from (``prepare_next_turn`` may replace it); ``new_messages`` what
     this run added; ``open_calls`` the tool calls of committed assistant messages that have no
-    tool message yet.
+    tool message yet. ``usage`` counts every agent the run reached: a sub-agent's usage is
+    added to its parent's as it is spent.
     """
 
     __slots__ = (
@@ -56,7 +87,10 @@ class Run:
         "provider",
         "input",
         "memory",
+        "caps",
+        "serial",
         "_base",
+        "_stacks",
     )
 
     def __init__(
@@ -78,6 +112,7 @@ class Run:
         self.new_messages: list[ChatMessage] = []
         self.open_calls: dict[str, ToolCall] = {}
         self._base: dict[str, Any] | None = None
+        self._stacks: CallStacks | None = None
         self._usage = NO_USAGE
         self.turns = 0
         self._iteration: int | None = None
@@ -94,6 +129,11 @@ class Run:
         self.provider: Any = agent.provider
         self.input = ""
         self.memory: Any = agent.memory.bind(self) if agent.memory is not None else None
+        self.caps: tuple[Agent, ...] = (agent,)
+        """Every agent whose budget bounds this run: the one it started with and each handoff
+        target."""
+        self.serial: HookTurn | None = None
+        """Set while tools of this run run in parallel: its handler chains then take turns."""
 
     def branch_of(self, agent: Agent) -> str:
         """The branch ``agent`` has when it runs this run (after a handoff, say)."""
@@ -111,31 +151,62 @@ class Run:
 
     @property
     def usage(self) -> Usage:
-        """What the run has used so far."""
+        """What the run has used so far, its sub-agents included."""
         return self._usage
 
-    @usage.setter
-    def usage(self, value: Usage) -> None:
-        self._usage = value
-        self._base = None
+    def spend(self, usage: Usage) -> None:
+        """Count ``usage`` for this run and every run above it."""
+        run: Run | None = self
+        while run is not None:
+            run._usage = run._usage + usage
+            run._base = None
+            run = run.parent
+
+    @property
+    def stacks(self) -> CallStacks:
+        """The composed model and tool calls for this run's bus and agent (built when either
+        changed, never per call)."""
+        stacks, bus, agent = self._stacks, self.bus, self.agent
+        if (
+            stacks is None
+            or stacks.bus is not bus
+            or stacks.bus_version != bus.version
+            or stacks.agent is not agent
+            or stacks.agent_version != agent.middleware_version
+        ):
+            stacks = self._stacks = agent.stacks_on(bus)
+        return stacks
 
     def base(self) -> dict[str, Any]:
         """The common fields every context of this run carries (shared: never mutate it)."""
-        if self._base is None:
-            self._base = self._common()
-        return self._base
+        base = self._base
+        if base is None:
+            base = self._base = {
+                "run_id": self.run_id,
+                "parent_run_id": self.parent.run_id if self.parent is not None else None,
+                "session_id": self.session.id if self.session is not None else None,
+                "agent": self.agent.name,
+                "branch": self.branch,
+                "iteration": self._iteration,
+                "usage": self._usage,
+                "signal": self.signal,
+            }
+        return base
 
-    def _common(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "parent_run_id": self.parent.run_id if self.parent is not None else None,
-            "session_id": self.session.id if self.session is not None else None,
-            "agent": self.agent.name,
-            "branch": self.branch,
-            "iteration": self.iteration,
-            "usage": self.usage,
-            "signal": self.signal,
-        }
+    async def fire(self, event: str, cls: type[C], /, **values: Any) -> C | Deny | None:
+        """Fire ``event`` when anyone listens: build its context from the run's common fields
+        and ``values``, dispatch it, and return the context as the handlers left it, or the
+        ``Deny`` that refused the step; ``None`` when nobody listens."""
+        bus = self.bus
+        if event not in bus.listened:
+            return None
+        ctx = context(cls, self.base(), **values)
+        if self.serial is None:
+            deny = await bus.dispatch(event, ctx)
+        else:
+            async with self.serial:
+                deny = await bus.dispatch(event, ctx)
+        return ctx if deny is None else deny
 
     def switch_to(self, agent: Agent) -> None:
         """A handoff: the rest of the run belongs to ``agent``."""
@@ -144,6 +215,8 @@ class Run:
         self._base = None
         self.model = agent.model
         self.provider = agent.provider
+        if agent not in self.caps:
+            self.caps += (agent,)
         if agent.memory is not None:
             self.memory = agent.memory.bind(self)
 
@@ -151,11 +224,10 @@ class Run:
         """Append ``message`` to history and the working transcript, then ``on_message``."""
         self.append(message)
         if "on_message" in self.bus.listened:
-            await self.message_event(message)
+            await self.fire("on_message", MessageContext, message=message)
 
     def append(self, message: ChatMessage) -> None:
-        """``commit`` without the event: the hot path appends, then awaits ``message_event``
-        only when ``on_message`` is listened to."""
+        """``commit`` without the event."""
         self.history.append(message)
         self.messages.append(message)
         self.new_messages.append(message)
@@ -164,10 +236,6 @@ class Run:
                 self.open_calls[call.id] = call
         elif message.tool_call_id is not None:
             self.open_calls.pop(message.tool_call_id, None)
-
-    async def message_event(self, message: ChatMessage) -> None:
-        """``on_message`` for ``message``, already appended."""
-        await self.bus.emit("on_message", context(MessageContext, self.base(), message=message))
 
     def close_open_calls(self, text: str) -> list[ChatMessage]:
         """Write an error tool message for every open call, without awaiting (teardown)."""
@@ -183,16 +251,23 @@ class Run:
 
     async def announce(self, messages: list[ChatMessage]) -> None:
         """``on_message`` for messages already appended."""
-        if "on_message" in self.bus.listened:
-            for message in messages:
-                await self.bus.emit(
-                    "on_message", context(MessageContext, self.base(), message=message)
-                )
+        for message in messages:
+            await self.fire("on_message", MessageContext, message=message)
 
     async def send(self, item: StreamEvent) -> None:
         """Pass a stream item to the consumer of ``chat_stream()``, if there is one."""
         if self.sink is not None:
             await self.sink(item)
+
+
+COMMON = tuple(EventContext.model_fields)
+"""The fields every context carries."""
+
+
+def common(ctx: EventContext) -> dict[str, Any]:
+    """The common fields of ``ctx``, to start the next context of the same step."""
+    data = ctx.__dict__
+    return {k: data[k] for k in COMMON}
 
 
 def tool_message(call: ToolCall, content: str, *, is_error: bool = False) -> ChatMessage:
@@ -209,4 +284,4 @@ def new_id() -> str:
     return f"{_PREFIX}-{next(_counter)}"
 
 
-__all__ = ["Run", "Sink", "new_id", "tool_message"]
+__all__ = ["COMMON", "HookTurn", "Run", "Sink", "common", "new_id", "tool_message"]

@@ -2,7 +2,9 @@
 
 on_session_start → on_chat_start → on_user_message → user message (on_message) → pre_agent →
 turns → post_agent → final message (on_message) → exactly one of on_chat_done / on_chat_abort /
-on_chat_error → on_chat_end → on_session_end.
+on_chat_error → on_chat_end → on_session_end. The teardown always completes: whatever a
+handler raises and whenever a cancellation lands, the end events still fire, and the run's
+own outcome (its response, its error, or the cancellation) reaches the caller.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from typing import Any
 
 import structlog
 
-from .._construct import agent_response, chat_message, context
+from .._construct import agent_response, chat_message
+from ..decisions import Deny
 from ..errors import RunAborted, StopRun
+from ..events.catalog import GROUPS
 from ..events.contexts import (
     ChatAbortContext,
     ChatDoneContext,
@@ -24,19 +28,20 @@ from ..events.contexts import (
     ChatStartContext,
     PostAgentContext,
     PreAgentContext,
-    SessionContext,
-    StopContext,
+    SessionEndContext,
     UserMessageContext,
 )
 from ..messages import AgentResponse, ChatMessage
-from .loop import run_turns
+from .loop import run_turns, stop
 from .run import Run
 from .streaming import FinalResponse, StreamEvent, TextDelta
 
 log = structlog.get_logger("agenthooks")
 
-# a done run has work after its answer only when one of these is listened to
-_DONE_EVENTS = frozenset({"on_chat_done", "on_chat_end", "on_session_end"})
+_AFTER_ANSWER = GROUPS["after_answer"]
+CUT_SHORT = "the tool call did not complete: the run ended before its result"
+"""The tool message of a call a run-ending error cut short (the error stays out of the
+model's view)."""
 
 
 async def execute_run(run: Run, message: str) -> AgentResponse:
@@ -56,54 +61,45 @@ async def execute_run(run: Run, message: str) -> AgentResponse:
     except Exception as exc:
         await _end_failed(run, exc, started)
         raise
-    if not _DONE_EVENTS.isdisjoint(run.bus.listened):
+    if not _AFTER_ANSWER.isdisjoint(run.bus.listened):
         await _end_done(run, response, started)
     return response
 
 
 async def _body(run: Run, message: str) -> AgentResponse:
-    bus = run.bus
     session = run.session
     if session is not None and run.parent is None:
         reason = await session.gate(run)
         if reason is not None:
             return await _denied(run, reason)
-    if "on_chat_start" in bus.listened:
-        deny = await bus.intercept(
-            "on_chat_start",
-            context(ChatStartContext, run.base(), message=message, tools=run.agent.scopes.names()),
-        )
-        if deny is not None:
-            return await _denied(run, deny.text())
-    if "on_user_message" in bus.listened:
-        uctx = context(UserMessageContext, run.base(), message=message)
-        deny = await bus.intercept("on_user_message", uctx)
-        if deny is not None:
-            return await _denied(run, deny.text())
-        message = uctx.message
+    got = await run.fire(
+        "on_chat_start", ChatStartContext, message=message, tools=run.agent.scopes.names()
+    )
+    if isinstance(got, Deny):
+        return await _denied(run, got.text())
+    user = await run.fire("on_user_message", UserMessageContext, message=message)
+    if isinstance(user, Deny):
+        return await _denied(run, user.text())
+    if user is not None:
+        message = user.message
     run.input = message
-    user = chat_message("user", message, [])
-    run.append(user)
-    if "on_message" in bus.listened:
-        await run.message_event(user)
+    await run.commit(chat_message("user", message, []))
     return await run_agent(run, message)
 
 
 async def run_agent(run: Run, task: str) -> AgentResponse:
     """``pre_agent`` → turns → ``post_agent`` → the final message committed once allowed."""
-    bus = run.bus
-    held: ChatMessage | None = None
-    if "pre_agent" in bus.listened:
-        pctx = context(PreAgentContext, run.base(), input=task, response=None, short_circuit=None)
-        deny = await bus.intercept("pre_agent", pctx)
-        if deny is not None:
-            return await _denied(run, deny.text())
-        if pctx.short_circuit == "response" and pctx.response is not None:
-            response = pctx.response
-            held = chat_message("assistant", response.content, [])
-            return await _finish_agent(
-                run, task, response.content, response.finish_reason, held, streamed=False
-            )
+    got = await run.fire(
+        "pre_agent", PreAgentContext, input=task, response=None, short_circuit=None
+    )
+    if isinstance(got, Deny):
+        return await _denied(run, got.text())
+    if got is not None and got.short_circuit == "response" and got.response is not None:
+        response = got.response
+        held = chat_message("assistant", response.content, [])
+        return await _finish_agent(
+            run, task, response.content, response.finish_reason, held, streamed=False
+        )
     ended = await run_turns(run)
     if ended.deny is not None:
         return await _denied(run, ended.deny.text())
@@ -119,32 +115,28 @@ async def _finish_agent(
     *,
     streamed: bool = True,
 ) -> AgentResponse:
-    bus = run.bus
-    if "post_agent" in bus.listened:
-        actx = context(
+    if "post_agent" in run.bus.listened:
+        got = await run.fire(
+            "post_agent",
             PostAgentContext,
-            run.base(),
             input=task,
-            response=_completed(run, content, finish_reason),
+            response=completed(run, content, finish_reason),
         )
-        deny = await bus.intercept("post_agent", actx)
-        if deny is not None:
-            return await _denied(run, deny.text())
-        content, finish_reason = actx.response.content, actx.response.finish_reason
+        if isinstance(got, Deny):
+            return await _denied(run, got.text())
+        content, finish_reason = got.response.content, got.response.finish_reason  # type: ignore[union-attr]
     if held is not None:
         if held.content != content:
             held = held.model_copy(update={"content": content})
-        run.append(held)
-        if "on_message" in bus.listened:
-            await run.message_event(held)
+        await run.commit(held)
     # a gated stream releases the allowed answer now; a pre_agent short-circuit never
     # streamed its answer, so it goes out as one chunk like a cached response
     if (run.gated or not streamed) and run.sink is not None and content:
         await run.send(TextDelta(content))
-    return _completed(run, content, finish_reason)
+    return completed(run, content, finish_reason)
 
 
-def _completed(run: Run, content: str | None, finish_reason: str) -> AgentResponse:
+def completed(run: Run, content: str | None, finish_reason: str) -> AgentResponse:
     """The response of ``run``: ``content`` and ``finish_reason`` with the run's messages,
     usage, turn count and answering agent."""
     return agent_response(
@@ -154,7 +146,7 @@ def _completed(run: Run, content: str | None, finish_reason: str) -> AgentRespon
 
 async def _denied(run: Run, reason: str) -> AgentResponse:
     await run.announce(run.close_open_calls(reason))  # open calls get their messages first
-    return _completed(run, reason, "denied")
+    return completed(run, reason, "denied")
 
 
 async def _race_signal(run: Run, message: str) -> AgentResponse:
@@ -180,62 +172,114 @@ async def _race_signal(run: Run, message: str) -> AgentResponse:
     raise RunAborted(getattr(signal, "reason", None) or "aborted")
 
 
+# The three ends. Each step of a teardown runs to its end whatever the step before it did:
+# a handler's exception is logged (the terminal handlers never change the outcome) and a
+# cancellation is held back until every step ran, then re-raised.
+
+
 async def _end_done(run: Run, response: AgentResponse, started: float) -> None:
-    bus = run.bus
-    failure: Exception | None = None
-    try:
-        if "on_chat_done" in bus.listened:
-            await bus.emit("on_chat_done", context(ChatDoneContext, run.base(), response=response))
-    except Exception as exc:  # a terminal handler never changes the outcome
-        failure = exc
-    await _chat_end(run, response, None, started)
-    await _session_end(run)
-    if failure is not None:
-        raise failure
+    failure: list[BaseException] = []
+
+    async def done() -> None:
+        try:
+            await run.fire("on_chat_done", ChatDoneContext, response=response)
+        except Exception as exc:  # reaches the caller after the end events (errors="raise")
+            failure.append(exc)
+
+    cancelled = await _steps(run, done, _chat_end(run, response, None, started), _session_end(run))
+    if cancelled:
+        raise asyncio.CancelledError
+    if failure:
+        raise failure[0]
 
 
 async def _end_failed(run: Run, exc: Exception, started: float) -> None:
-    bus = run.bus
-    await run.announce(run.close_open_calls(str(exc) or type(exc).__name__))
-    if isinstance(exc, StopRun) and "on_stop" in bus.listened:
-        try:
-            await bus.emit("on_stop", context(StopContext, run.base(), reason=exc.reason))
-        except Exception as stop_error:  # the run is failing already: keep its error
-            log.warning("on_stop_handler_failed", error=repr(stop_error))
-    if "on_chat_error" in bus.listened:
-        await bus.emit("on_chat_error", context(ChatErrorContext, run.base(), error=exc))
-    await _chat_end(run, None, exc, started)
-    await _session_end(run)
+    # a StopRun's reason is meant to be read; any other error stays out of the model's view
+    closed = run.close_open_calls(exc.reason if isinstance(exc, StopRun) else CUT_SHORT)
 
-
-async def _end_aborted(run: Run, exc: BaseException, reason: Any, started: float) -> None:
-    closed = run.close_open_calls("cancelled")  # before the first await of the teardown
-    bus = run.bus
-
-    async def abort() -> None:
+    async def announce() -> None:
         await run.announce(closed)
-        if "on_chat_abort" in bus.listened:
-            await bus.emit("on_chat_abort", context(ChatAbortContext, run.base(), reason=reason))
 
-    async def end() -> None:
-        await _chat_end(run, None, exc, started)
+    async def failed() -> None:
+        if isinstance(exc, StopRun):
+            await _quietly(stop(run, exc.reason), "on_stop")
+        await run.fire("on_chat_error", ChatErrorContext, error=exc)
 
-    async def session_end() -> None:
-        await _session_end(run)
-
-    # each step has its own bound, so a stuck on_chat_abort handler never costs on_chat_end;
-    # a second cancellation is re-raised once every step ran
-    cancelled = False
-    for step in (abort, end, session_end):
-        try:
-            await shielded(step, run.agent.abort_timeout)
-        except asyncio.CancelledError:
-            cancelled = True
+    cancelled = await _steps(
+        run, announce, failed, _chat_end(run, None, exc, started), _session_end(run)
+    )
     if cancelled:
         raise asyncio.CancelledError
 
 
-async def shielded(make: Callable[[], Coroutine[Any, Any, None]], timeout: float) -> None:
+async def _end_aborted(run: Run, exc: BaseException, reason: Any, started: float) -> None:
+    closed = run.close_open_calls("cancelled")  # before the first await of the teardown
+
+    async def abort() -> None:
+        await _quietly(run.announce(closed), "on_message")
+        await run.fire("on_chat_abort", ChatAbortContext, reason=reason)
+
+    # each step has its own bound, so a stuck on_chat_abort handler never costs on_chat_end;
+    # a second cancellation is re-raised once every step ran
+    cancelled = False
+    for step in (abort, _chat_end(run, None, exc, started), _session_end(run)):
+        try:
+            await shielded(step, run.agent.abort_timeout)
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception as error:
+            log.warning("teardown_handler_failed", error=repr(error))
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+Step = Callable[[], Coroutine[Any, Any, None]]
+
+
+async def _steps(run: Run, *steps: Step) -> bool:
+    """Run every step, whatever the one before it did; True when a cancellation came."""
+    cancelled = False
+    for step in steps:
+        try:
+            await step()
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception as exc:
+            log.warning("teardown_handler_failed", run_id=run.run_id, error=repr(exc))
+    return cancelled
+
+
+async def _quietly(pending: Coroutine[Any, Any, Any], what: str) -> None:
+    try:
+        await pending
+    except Exception as exc:  # the run is ending already: keep its own outcome
+        log.warning("teardown_handler_failed", hook_event=what, error=repr(exc))
+
+
+def _chat_end(
+    run: Run, response: AgentResponse | None, error: BaseException | None, started: float
+) -> Step:
+    async def chat_end() -> None:
+        await run.fire(
+            "on_chat_end",
+            ChatEndContext,
+            response=response,
+            error=error,
+            duration=time.perf_counter() - started,
+        )
+
+    return chat_end
+
+
+def _session_end(run: Run) -> Step:
+    async def session_end() -> None:
+        if run.session is not None and run.parent is None:
+            await run.fire("on_session_end", SessionEndContext)
+
+    return session_end
+
+
+async def shielded(make: Step, timeout: float) -> None:
     """Run teardown handlers shielded from a second cancellation, bounded by ``timeout``; a
     second cancellation is re-raised once the teardown is done."""
     task = asyncio.ensure_future(make())
@@ -254,27 +298,6 @@ async def shielded(make: Callable[[], Coroutine[Any, Any, None]], timeout: float
         raise asyncio.CancelledError
 
 
-async def _chat_end(
-    run: Run, response: AgentResponse | None, error: BaseException | None, started: float
-) -> None:
-    if "on_chat_end" in run.bus.listened:
-        await run.bus.emit(
-            "on_chat_end",
-            context(
-                ChatEndContext,
-                run.base(),
-                response=response,
-                error=error,
-                duration=time.perf_counter() - started,
-            ),
-        )
-
-
-async def _session_end(run: Run) -> None:
-    if run.session is not None and run.parent is None and "on_session_end" in run.bus.listened:
-        await run.bus.emit("on_session_end", context(SessionContext, run.base()))
-
-
 class _Failure:
     __slots__ = ("error",)
 
@@ -284,16 +307,18 @@ class _Failure:
 
 async def stream_run(run: Run, message: str) -> AsyncGenerator[StreamEvent, None]:
     """Drive ``run`` for a ``chat_stream()`` consumer, at most one item ahead; closing the
-    iterator early aborts the run (reason ``"stream closed"``)."""
+    iterator early aborts the run (reason ``"stream closed"``). The run's outcome reaches the
+    consumer exactly as ``chat()`` would return or raise it."""
     queue: asyncio.Queue[StreamEvent | _Failure] = asyncio.Queue(maxsize=1)
     run.sink = queue.put
+    closing = False
 
     async def produce() -> None:
         try:
             response = await execute_run(run, message)
-        except asyncio.CancelledError:
-            raise
         except BaseException as exc:
+            if closing:  # the consumer left: nobody reads the queue any more
+                raise
             await queue.put(_Failure(exc))
             return
         await queue.put(FinalResponse(response))
@@ -309,9 +334,10 @@ async def stream_run(run: Run, message: str) -> AsyncGenerator[StreamEvent, None
                 return
     finally:
         if not task.done():
+            closing = True
             run.abort_reason = "stream closed"
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
 
-__all__ = ["execute_run", "run_agent", "shielded", "stream_run"]
+__all__ = ["CUT_SHORT", "completed", "execute_run", "run_agent", "shielded", "stream_run"]

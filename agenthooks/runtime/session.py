@@ -8,8 +8,9 @@ from contextlib import aclosing
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .._construct import build, context
-from ..events.contexts import SessionContext, SessionStartContext
+from .._construct import build
+from ..decisions import Deny
+from ..events.contexts import SessionCloseContext, SessionStartContext
 from ..messages import AgentResponse, ChatMessage
 from .run import Run, new_id
 from .runner import execute_run, stream_run
@@ -52,13 +53,11 @@ class Session:
         """``on_session_start`` on the first chat; the deny reason that ends this chat, if any."""
         if not self._started:
             self._started = True
-            if "on_session_start" in run.bus.listened:
-                deny = await run.bus.intercept(
-                    "on_session_start",
-                    context(SessionStartContext, run.base(), tools=run.agent.scopes.names()),
-                )
-                if deny is not None:
-                    self.denied = deny.text()
+            got = await run.fire(
+                "on_session_start", SessionStartContext, tools=run.agent.scopes.names()
+            )
+            if isinstance(got, Deny):
+                self.denied = got.text()
         return self.denied
 
     def _run(self, signal: asyncio.Event | None, gated: bool = False) -> Run:
@@ -95,7 +94,7 @@ class Session:
             await bus.emit(
                 "on_session_close",
                 build(
-                    SessionContext,
+                    SessionCloseContext,
                     session_id=self.id,
                     agent=self.agent.name,
                     branch=self.agent.name,

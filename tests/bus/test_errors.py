@@ -185,7 +185,9 @@ async def test_isolated_exception_without_text_denies_with_its_type_name() -> No
 
     bus.on("pre_tool_call", silent)
     with structlog.testing.capture_logs():
-        assert await bus.intercept("pre_tool_call", ctx_for("pre_tool_call")) == Deny("PermissionError")
+        assert await bus.intercept("pre_tool_call", ctx_for("pre_tool_call")) == Deny(
+            "PermissionError"
+        )
 
 
 @pytest.mark.parametrize("event", NON_GATE_DENY + NO_DENY_INTERCEPTORS)

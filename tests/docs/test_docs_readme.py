@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agenthooks.events.catalog import markdown_table
+from agenthooks.events.describe import markdown_table
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -19,6 +19,7 @@ from agenthooks import (
     tool,
 )
 from agenthooks.bus import handler_label
+from agenthooks.runtime.runner import CUT_SHORT
 
 RAN: list[str] = []
 
@@ -82,10 +83,10 @@ async def test_raise_policy_ends_the_run_with_the_original_exception(recorder: A
     assert recorder.of("on_chat_error")[0].error is error
     end = recorder.of("on_chat_end")[0]
     assert (end.response, end.error) == (None, error)
-    # both open calls were answered before the terminal event
+    # both open calls were answered before the terminal event, the hook's error left out
     assert agent.history[2:] == [
-        tool_msg("c1", "quota used up", is_error=True),
-        tool_msg("c2", "quota used up", is_error=True),
+        tool_msg("c1", CUT_SHORT, is_error=True),
+        tool_msg("c2", CUT_SHORT, is_error=True),
     ]
     assert recorder.names[-6:] == [
         "on_message",
@@ -141,7 +142,7 @@ async def test_a_tool_exception_is_a_tool_message_not_a_run_error(recorder: Any)
 
     assert response.content == "partly"
     assert provider.requests[1].messages[2:] == [
-        tool_msg("c1", "cannot reach bad", is_error=True),
+        tool_msg("c1", "ConnectionError: cannot reach bad", is_error=True),
         tool_msg("c2", "<ok>"),
     ]
     (error,) = recorder.of("on_tool_call_error")

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, StopRun, ToolCall, tool
+from agenthooks.runtime.runner import CUT_SHORT
 
 
 def call(name: str, cid: str, **arguments: object) -> ProviderResponse:
@@ -43,7 +44,7 @@ async def test_a_hook_exception_inside_a_sub_agent_reaches_the_caller_of_the_par
     assert ends == [("boss/worker", "PolicyBroken"), ("boss", "PolicyBroken")]
     assert len(boss_model.requests) == 1  # the model never saw the hook's error
     assert [(m.role, m.is_error, m.content) for m in boss.history[-1:]] == [
-        ("tool", True, "policy store unreachable")
+        ("tool", True, CUT_SHORT)  # the hook's error stays out of the model's view
     ]
 
 

@@ -435,7 +435,7 @@ async def test_terminate_stops_after_the_batch(recorder: Any) -> None:
     assert RAN == [("add", (1, 2)), ("explode", "y")]  # the whole batch ran
     assert tool_messages(agent.history) == [
         tool_msg("c1", "add", "30"),
-        tool_msg("c2", "explode", "boom: y", is_error=True),
+        tool_msg("c2", "explode", "ValueError: boom: y", is_error=True),
     ]
     assert recorder.names[-5:] == [
         "on_message",

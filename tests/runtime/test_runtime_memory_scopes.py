@@ -130,7 +130,9 @@ async def test_reading_a_missing_key_fires_memory_error_then_the_tool_fails() ->
     assert isinstance(failed.error, KeyError)  # type: ignore[attr-defined]
     assert tool_error.error is failed.error  # type: ignore[attr-defined]
     assert tool_error.source == "handler"  # type: ignore[attr-defined]
-    assert provider.requests[1].messages[-1] == answered("c1", "recall", "'pet'", is_error=True)
+    assert provider.requests[1].messages[-1] == answered(
+        "c1", "recall", "KeyError: 'pet'", is_error=True
+    )
     assert response.content == "I do not know your pet."
 
 

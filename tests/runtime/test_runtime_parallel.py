@@ -220,7 +220,7 @@ async def test_a_failing_call_in_a_batch_does_not_stop_the_others() -> None:
     await agent.chat("go")
 
     assert provider.requests[1].messages[-2:] == [
-        answered("boom", "x exploded", is_error=True),
+        answered("boom", "ValueError: x exploded", is_error=True),
         answered("fine", "y fine"),
     ]
 

@@ -226,7 +226,13 @@ async def test_the_response_history_and_contexts_of_the_run(recorder: Any) -> No
     assert turn.tool_messages == [TOOL_ADD, TOOL_LOOKUP]
     assert turn.new_messages == [USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP]
     assert turn.messages == [USER, ASSISTANT_CALLS, TOOL_ADD, TOOL_LOOKUP]
-    assert recorder.of("should_stop")[0] is turn  # one context for both points
+    stop = recorder.of("should_stop")[0]  # its own context, with what prepare_next_turn left
+    assert (stop.message, stop.tool_messages, stop.new_messages, stop.messages) == (
+        turn.message,
+        turn.tool_messages,
+        turn.new_messages,
+        turn.messages,
+    )
     done = recorder.of("on_chat_done")[0]
     end = recorder.of("on_chat_end")[0]
     assert done.response == response

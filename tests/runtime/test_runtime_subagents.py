@@ -436,7 +436,7 @@ async def test_sub_agent_that_raises_gives_the_parent_an_error_tool_message() ->
     assert error.source == "handler"  # type: ignore[attr-defined]
     assert error.error is stop.error  # type: ignore[attr-defined]
     assert top.requests[1].messages[-1] == answered(
-        "c1", "researcher", "research model down", is_error=True
+        "c1", "researcher", "RuntimeError: research model down", is_error=True
     )
     assert response.content == "I could not research it."
 

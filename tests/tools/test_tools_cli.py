@@ -183,9 +183,16 @@ def test_events_json() -> None:
     assert rows[list(CATALOG).index("on_chat_done")] == {
         "event": "on_chat_done",
         "kind": "observer",
-        "may_return": "-",
-        "aliases": ["onChatDone", "afterRun"],
         "fires": "the run completed",
+        "may_return": "-",
+        "can_deny": False,
+        "fails_closed": False,
+        "matches": None,
+        "groups": ["after_answer"],
+        "aliases": ["onChatDone", "afterRun"],
+        "context": "ChatDoneContext",
+        "context_doc": "``on_chat_done``: the run completed; the response is about to return.",
+        "fields": [{"name": "response", "type": "AgentResponse", "writable": False}],
     }
     pre = rows[list(CATALOG).index("pre_request")]
     assert (pre["kind"], pre["may_return"]) == (

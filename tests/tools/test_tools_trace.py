@@ -26,7 +26,7 @@ from agenthooks.trace import (
 from agenthooks.trace.text import format_duration
 
 SCENARIO_TREE = """\
-agent support  78 ms  tokens 150 in / 32 out  → stop
+agent support  78 ms  tokens 182 in / 44 out  → stop
 ├─ turn 0  14 ms
 │  ├─ model call demo-model  1.0 ms  tokens 30 in / 12 out  → tools: search, delete_file, flaky_api
 │  ├─ tool search({"query": "hooks"})  3.0 ms  → 3 hits for hooks
@@ -96,7 +96,7 @@ def test_spans_nest_and_keep_details(scenario_records: list[dict[str, Any]]) -> 
     run = trace.roots[0]
     assert run.details["input"] == "How do hooks work?"
     assert run.details["output"] == "Hooks let you observe and change every step."
-    assert run.tokens == (150, 32)
+    assert run.tokens == (182, 44)  # the whole run: the sub-agent's tokens included
 
 
 def test_time_format() -> None:

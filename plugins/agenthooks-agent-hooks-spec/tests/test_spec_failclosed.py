@@ -16,7 +16,7 @@ from agenthooks.events import PreToolCallContext
 
 def _agent(calls: list[str], *, fail: bool = False) -> tuple[Agent, ScriptedProvider]:
     @tool
-    async def lookup(q: str) -> str:
+    async def lookup(q: str, when: datetime.datetime | None = None) -> str:
         """Look something up."""
         calls.append(q)
         if fail:
@@ -147,7 +147,7 @@ async def test_a_tool_error_is_post_tool_call_with_is_error_and_its_text() -> No
     (post,) = policy.at("post_tool_call")
     assert post["tool_result"]["is_error"] is True
     assert post["tool_result"]["value"] == "index offline: token=abc123"
-    assert provider.requests[1].messages[-1].content == "index offline: token=abc123"
+    assert provider.requests[1].messages[-1].content == "LookupError: index offline: token=abc123"
 
 
 async def test_a_post_tool_call_deny_on_an_error_replaces_the_error_text() -> None:

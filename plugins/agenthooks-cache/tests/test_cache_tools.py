@@ -194,9 +194,9 @@ async def test_errors_and_recoveries_are_not_stored() -> None:
             await Agent("shop", provider=provider, bus=bus, tools=[tools.fragile]).chat("milk?")
     assert tools.runs == [("fragile", "milk")] * 3
     assert tool_messages(provider) == [
-        [("no milk", True)],
+        [("RuntimeError: no milk", True)],
         [("oat milk instead", False)],
-        [("no milk", True)],
+        [("RuntimeError: no milk", True)],
     ]
     assert plugin.stats.stores == 0
     assert plugin._pending == {}

@@ -17,7 +17,7 @@ from agenthooks import (
     ToolCall,
     tool,
 )
-from agenthooks.events import ChatStartContext, SubagentContext
+from agenthooks.events import ChatStartContext
 
 
 @tool
@@ -159,20 +159,17 @@ async def test_parallel_delegations_each_parent_their_own_sub_agent_run(
         parallel_tool_calls=True,
     )
     parent.use(traced_content.plugin)
-    started = Rendezvous(2)
     beta_began = asyncio.Event()
 
-    async def hold(ctx: SubagentContext) -> None:
-        await started.wait()  # both delegations started before either sub-agent run does
-        if ctx.task == "alpha":
-            await beta_began.wait()  # and the later delegation's run begins first
-
-    def began(ctx: ChatStartContext) -> None:
+    async def beta_first(ctx: ChatStartContext) -> None:
+        # the sub-agent runs are runs of their own (their handlers may interleave): the
+        # later delegation's run begins first
         if ctx.message == "beta":
             beta_began.set()
+        elif ctx.message == "alpha":
+            await beta_began.wait()
 
-    parent.on("on_subagent_start", hold)
-    parent.on("on_chat_start", began)
+    parent.on("on_chat_start", beta_first)
 
     response = await parent.chat("Do both")
 

@@ -274,7 +274,7 @@ async def test_only_the_named_tools_are_retried() -> None:
     assert calls == ["flaky", "flaky", "flaky", "other"]
     flaky_msg, other_msg = provider.requests[1].messages[-2:]
     assert (flaky_msg.content, flaky_msg.is_error) == ("10", False)
-    assert (other_msg.content, other_msg.is_error) == ("peer reset", True)
+    assert (other_msg.content, other_msg.is_error) == ("ConnectionResetError: peer reset", True)
 
 
 async def test_the_default_provider_stack_leaves_tools_alone() -> None:
@@ -304,7 +304,7 @@ async def test_a_tool_error_outside_the_predicate_fails_at_once() -> None:
     )
     await Agent("a", provider=provider, tools=[picky], bus=bus).chat("go")
     assert attempts == [5]
-    assert provider.requests[1].messages[-1].content == "x must be even"
+    assert provider.requests[1].messages[-1].content == "ValueError: x must be even"
 
 
 async def test_the_plugin_registers_only_middleware() -> None:

@@ -1,4 +1,5 @@
-"""The hook layer of the provider and tool stacks, around plain async callables.
+"""The hook layer of the provider and tool calls, composed with middleware around plain async
+callables as the runtime composes them.
 
 The hook layer is outermost: pre_request / pre_tool_call hooks run before every middleware,
 on_response / on_tool_call_result hooks after every middleware, and the error events see only
@@ -21,9 +22,21 @@ from agenthooks.events import (
     ToolErrorContext,
     ToolResultContext,
 )
-from agenthooks.layers import ToolOutcome, call_provider, call_tool
 from agenthooks.messages import ProviderRequest, ProviderResponse, ToolCall
-from agenthooks.middleware import CallNext
+from agenthooks.middleware import CallNext, Stack
+from agenthooks.runtime.model_call import ModelHooks
+from agenthooks.runtime.tool_call import ToolHooks, ToolOutcome
+
+
+async def call_provider(bus: HookBus, ctx: Any, endpoint: CallNext, stack: Stack) -> Any:
+    """One provider call through the hook layer (outermost) and ``stack``."""
+    return await Stack((ModelHooks(bus), *stack.layers)).compose(endpoint)(ctx)
+
+
+async def call_tool(bus: HookBus, ctx: Any, endpoint: CallNext, stack: Stack) -> ToolOutcome:
+    """One tool call through the hook layer (outermost) and ``stack``."""
+    outcome: ToolOutcome = await Stack((ToolHooks(bus), *stack.layers)).compose(endpoint)(ctx)
+    return outcome
 
 
 class Trace(Middleware):
@@ -369,7 +382,7 @@ async def test_tool_error_without_hooks_is_an_error_outcome() -> None:
     exc = KeyError("k")
     outcome = await call_tool(bus, tool_ctx(), tool_fn([], exc=exc), bus.tool_stack)
     assert outcome.error is exc and outcome.source == "handler"
-    assert outcome.error_text() == "'k'"
+    assert outcome.error_text() == "KeyError: 'k'"
 
 
 async def test_on_tool_call_result_deny_makes_an_error_and_skips_on_tool_call_error() -> None:

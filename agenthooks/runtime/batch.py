@@ -1,0 +1,119 @@
+"""The tool calls of one assistant message: in which order and how concurrently they go
+through the one tool path, and the handoff they may ask for.
+
+Sequential: one call after the other. Parallel (``Agent(parallel_tool_calls=True)``): every
+call's ``pre_tool_call`` in source order, then the tools concurrently, then each call's
+after-event and tool message in source order; the run's handler chains take turns meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Iterable
+from typing import TYPE_CHECKING
+
+from ..messages import ToolCall
+from .handoffs import claimed_handoff, hand_over, refuse_handoff
+from .run import HookTurn, Run
+from .tool_call import Flight, ToolOutcome, tool_call
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+
+class BatchOrder:
+    """The order of a parallel batch: ``enter_before(i)`` waits for the calls before ``i`` to
+    finish their before-phase; ``enter_call(i)`` for every call's, and for the calls before
+    ``i`` to have started; ``enter_after(i)`` for every call to have finished and for the
+    calls before ``i`` to have their tool message. Leaving twice is harmless."""
+
+    __slots__ = ("_before", "_started", "_finished", "_after")
+
+    def __init__(self, size: int) -> None:
+        self._before = [asyncio.Event() for _ in range(size)]
+        self._started = [asyncio.Event() for _ in range(size)]
+        self._finished = [asyncio.Event() for _ in range(size)]
+        self._after = [asyncio.Event() for _ in range(size)]
+
+    async def enter_before(self, index: int) -> None:
+        if index:
+            await self._before[index - 1].wait()
+
+    def leave_before(self, index: int) -> None:
+        self._before[index].set()
+
+    async def enter_call(self, index: int) -> None:
+        await self._before[-1].wait()
+        if index:
+            await self._started[index - 1].wait()
+        self._started[index].set()
+
+    async def enter_after(self, index: int) -> None:
+        self._finished[index].set()
+        for finished in self._finished:
+            await finished.wait()
+        if index:
+            await self._after[index - 1].wait()
+
+    def leave_after(self, index: int) -> None:
+        for events in (self._before, self._started, self._finished, self._after):
+            events[index].set()
+
+
+class Batch:
+    """One assistant message's calls: their flights so far, and the order when parallel."""
+
+    __slots__ = ("run", "flights", "order", "app")
+
+    def __init__(self, run: Run, order: BatchOrder | None) -> None:
+        self.run = run
+        self.flights: list[Flight] = []
+        self.order = order
+        self.app = run.stacks.tool
+        """The tool call as built when the batch started (a registration during the batch
+        applies from the next one)."""
+
+    async def gate(self, flight: Flight) -> ToolOutcome | None:
+        """What must refuse a call after its hooks allowed it: a handoff while an earlier call
+        of the batch already hands over, or one its gates refuse."""
+        tool = flight.tool
+        if tool is None or tool.handoff is None:
+            return None
+        earlier = claimed_handoff(f for f in self.flights if f is not flight)
+        return await refuse_handoff(self.run, flight.call, tool.handoff, earlier)
+
+
+async def run_tool_batch(run: Run, calls: list[ToolCall]) -> bool:
+    """Run ``calls`` and write their tool messages; True when every call (at least one) asked
+    to end the run (``terminate``)."""
+    if run.agent.parallel_tool_calls and len(calls) > 1:
+        batch = Batch(run, BatchOrder(len(calls)))
+        run.serial = HookTurn()
+        try:
+            outcomes = await _gather(tool_call(run, c, batch, i) for i, c in enumerate(calls))
+        finally:
+            run.serial = None
+    else:
+        batch = Batch(run, None)
+        outcomes = [await tool_call(run, call, batch, i) for i, call in enumerate(calls)]
+    # the batch's first allowed handoff, once every call has its tool message: the calls of
+    # one assistant message belong to the agent that made them
+    target: Agent | None = claimed_handoff(batch.flights)
+    if target is not None:
+        await hand_over(run, target)
+    return bool(outcomes) and all(o.terminate for o in outcomes)
+
+
+async def _gather(calls: Iterable[Awaitable[ToolOutcome]]) -> list[ToolOutcome]:
+    """Run ``calls`` concurrently; when one ends the run, cancel the others first."""
+    tasks = [asyncio.ensure_future(c) for c in calls]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+__all__ = ["Batch", "BatchOrder", "run_tool_batch"]

@@ -1,0 +1,93 @@
+"""Handoffs: a ``transfer_to_<name>`` call passes the rest of the run to another agent.
+
+``pre_handoff`` then the target's ``pre_agent`` may refuse it (the reason becomes the tool
+message); one handoff per assistant message; the switch happens after the batch's tool
+messages. The target's own guards join the run's bus, so no policy on the path is bypassed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from .._construct import context
+from ..decisions import Deny
+from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
+from ..messages import ToolCall
+from .run import Run
+from .tool_call import Flight, ToolOutcome
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+
+def claimed_handoff(flights: Iterable[Flight]) -> Agent | None:
+    """The target of the first handoff among ``flights`` that passed its gates, if any."""
+    for flight in flights:
+        tool, outcome = flight.tool, flight.outcome
+        if (
+            tool is not None
+            and tool.handoff is not None
+            and (outcome is None or outcome.error is None)
+        ):
+            return tool.handoff  # type: ignore[no-any-return]
+    return None
+
+
+async def refuse_handoff(
+    run: Run, call: ToolCall, target: Agent, claimed: Agent | None
+) -> ToolOutcome | None:
+    """The outcome of a handoff call that must not happen (another call of the batch hands
+    over already, or a gate refused it), else None."""
+    if claimed is not None:
+        return ToolOutcome(
+            call,
+            error=(
+                f"handoff to {target.name} ignored: this turn already hands the conversation "
+                f"to {claimed.name}"
+            ),
+            source="denied",
+            denied=True,
+        )
+    deny = await _gate(run, target)
+    if deny is not None:
+        return ToolOutcome(call, error=deny.text(call.name), source="denied", denied=True)
+    return None
+
+
+async def _gate(run: Run, target: Agent) -> Deny | None:
+    """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent."""
+    got = await run.fire(
+        "pre_handoff",
+        PreHandoffContext,
+        from_agent=run.agent.name,
+        to_agent=target.name,
+        short_circuit=None,
+    )
+    if isinstance(got, Deny):
+        return got
+    bus = run.bus
+    if "pre_agent" in bus.listened:
+        base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}
+        actx = context(PreAgentContext, base, input=run.input, response=None, short_circuit=None)
+        deny: Deny | None = await bus.dispatch("pre_agent", actx)
+        return deny
+    return None
+
+
+async def hand_over(run: Run, target: Agent) -> None:
+    """Switch the run to ``target`` and fire ``on_handoff``; the target's own guards join."""
+    source = run.agent.name
+    if target.has_own_bus and target.bus is not run.bus:
+        run.bus = run.bus.with_guards_of(target.bus)
+    run.switch_to(target)
+    await run.fire(
+        "on_handoff",
+        OnHandoffContext,
+        from_agent=source,
+        to_agent=target.name,
+        short_circuit=None,
+    )
+
+
+__all__ = ["claimed_handoff", "hand_over", "refuse_handoff"]

@@ -1,0 +1,184 @@
+"""The one path of a provider call, streamed or not.
+
+hook layer (``pre_request`` → call → ``on_model_error`` on failure → ``on_response``) →
+the bus's middleware → the agent's middleware → the provider. Streaming is a different
+innermost call (``stream``), not a different path. When nothing wraps the call, the path goes
+straight to the provider: the zero-listener shortcut, taken once, at the top.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._construct import context
+from ..bus import HookBus
+from ..decisions import Deny
+from ..errors import ProviderError, ProviderResponseError, ends_run
+from ..events.contexts import (
+    ModelErrorContext,
+    PreRequestContext,
+    ResponseContext,
+    StreamChunkContext,
+    StreamEndContext,
+    StreamErrorContext,
+    StreamStartContext,
+)
+from ..messages import ProviderRequest, ProviderResponse
+from ..providers.base import StreamDelta
+from .run import Run, common
+from .streaming import TextDelta
+
+RUN = "_run"
+"""Where a call's context keeps its run (not a field: hooks never see it)."""
+
+
+async def model_call(run: Run, request: ProviderRequest) -> ProviderResponse | Deny:
+    """One provider call of ``run``: the response the run goes on with, or the ``Deny`` of
+    ``pre_request`` / ``on_response``. Raises what the provider raised (or its ``{"error"}``
+    replacement) when nothing recovered."""
+    provider = run.provider
+    if provider is None:
+        raise ProviderError(f"agent {run.agent.name!r} has no provider: pass provider=...")
+    app = run.stacks.model
+    streaming = run.sink is not None
+    if app is None and not streaming:
+        return await provider.complete(request)  # type: ignore[no-any-return]
+    ctx = context(
+        PreRequestContext,
+        run._base or run.base(),
+        request=request,
+        response=None,
+        short_circuit=None,
+        provider=provider,
+        stream=streaming,
+        chunks_sent=0,
+    )
+    ctx.__dict__[RUN] = run
+    result = await (app or endpoint)(ctx)
+    if (
+        streaming
+        and not run.gated
+        and type(result) is ProviderResponse
+        and ctx.chunks_sent == 0
+        and result.content
+    ):
+        await run.send(TextDelta(result.content))  # a cached or recovered answer: one chunk
+    return result
+
+
+class ModelHooks:
+    """The hook layer of the provider call: outermost, it translates between the hooks'
+    return keys and the middleware's values (``{"response": r}`` from ``pre_request`` is a
+    ``before`` that returns ``r``; ``{"response": r}`` from ``on_model_error`` an
+    ``on_error`` that returns ``r``; ``{"error": e}`` re-raises ``e``)."""
+
+    __slots__ = ("bus", "inner")
+
+    def __init__(self, bus: HookBus, inner: Any = None) -> None:
+        self.bus = bus
+        self.inner = inner
+        """What this layer wraps when it is the outermost layer of a built stack."""
+
+    def __call__(self, ctx: PreRequestContext) -> Any:
+        """The built stack's entry: ``wrap`` around the inner layers."""
+        return self.wrap(ctx, self.inner)
+
+    async def wrap(self, ctx: PreRequestContext, call_next: Any) -> ProviderResponse | Deny:
+        bus = self.bus
+        if "pre_request" in bus.listened:
+            deny = await bus.dispatch("pre_request", ctx)
+            if deny is not None:
+                return deny  # type: ignore[no-any-return]
+        if ctx.short_circuit == "response" and ctx.response is not None:
+            response = ctx.response
+        else:
+            try:
+                response = await call_next(ctx)
+            except Exception as exc:
+                if ends_run(exc):  # a hook's own raise (a stream hook's, say) is no model error
+                    raise
+                response = await self.recover(ctx, exc)
+        if "on_response" not in bus.listened:
+            return response
+        after = context(ResponseContext, common(ctx), request=ctx.request, response=response)
+        deny = await bus.dispatch("on_response", after)
+        return after.response if deny is None else deny
+
+    async def recover(self, ctx: PreRequestContext, exc: Exception) -> ProviderResponse:
+        """``on_model_error``: the recovered response, or raise the (possibly replaced) error."""
+        bus = self.bus
+        if "on_model_error" not in bus.listened:
+            raise exc
+        ectx = context(
+            ModelErrorContext,
+            common(ctx),
+            request=ctx.request,
+            error=exc,
+            response=None,
+            recovered=False,
+        )
+        await bus.dispatch("on_model_error", ectx)
+        if ectx.recovered and ectx.response is not None:
+            return ectx.response
+        error = ectx.error if isinstance(ectx.error, BaseException) else exc
+        if error is exc:
+            raise exc
+        raise error from exc
+
+
+async def endpoint(ctx: PreRequestContext) -> ProviderResponse:
+    """The innermost call: the provider the context names (a fallback middleware may have
+    passed on another), streamed when the run streams."""
+    if ctx.stream:
+        return await stream(ctx.__dict__[RUN], ctx)
+    response: ProviderResponse = await ctx.provider.complete(ctx.request)
+    return response
+
+
+async def stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
+    """The streamed call: stream events for observers, text deltas for the consumer."""
+    request = ctx.request
+    await run.fire("on_stream_start", StreamStartContext, request=request)
+    accumulated = ""
+    response: ProviderResponse | None = None
+    chunk_heard = "on_stream_chunk" in run.bus.listened
+    try:
+        async for item in ctx.provider.stream(request):
+            if type(item) is StreamDelta:
+                accumulated += item.text
+                if chunk_heard:
+                    await run.fire(
+                        "on_stream_chunk",
+                        StreamChunkContext,
+                        request=request,
+                        delta=item.text,
+                        accumulated=accumulated,
+                    )
+                if not run.gated:
+                    ctx.__dict__["chunks_sent"] = ctx.chunks_sent + 1
+                    await run.send(TextDelta(item.text))
+            else:
+                response = item
+        if response is None:
+            raise ProviderResponseError("the provider's stream ended without a response")
+    except Exception as exc:
+        if not ends_run(exc):
+            await run.fire(
+                "on_stream_error",
+                StreamErrorContext,
+                request=request,
+                error=exc,
+                accumulated=accumulated,
+            )
+        raise
+    await run.fire(
+        "on_stream_end",
+        StreamEndContext,
+        request=request,
+        response=response,
+        accumulated=accumulated,
+    )
+    return response
+
+
+__all__ = ["ModelHooks", "endpoint", "model_call", "stream"]

@@ -1,0 +1,69 @@
+"""The composed call of each kind, built once per registration change (Starlette's
+``build_middleware_stack`` shape): [hook layer, the bus's middleware..., the agent's
+middleware...] around the innermost call, first outermost. A run reads it as one callable; it
+is rebuilt only when the bus's registrations or the agent's middleware changed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..bus import HookBus
+from ..events.catalog import GROUPS
+from ..middleware import CallNext, Stack
+from . import model_call, tool_call
+
+if TYPE_CHECKING:
+    from .agent import Agent
+
+_MODEL_EVENTS = GROUPS["model_call"]
+_TOOL_EVENTS = GROUPS["tool_call"]
+
+
+class CallStacks:
+    """The model call and the tool call of one (bus, agent) pair; ``None`` where nothing
+    wraps the call (no hook on its events, no middleware): the path then calls straight
+    through."""
+
+    __slots__ = ("bus", "bus_version", "agent", "agent_version", "model", "tool")
+
+    def __init__(self, bus: HookBus, agent: Agent) -> None:
+        self.bus, self.bus_version = bus, bus.version
+        self.agent, self.agent_version = agent, agent.middleware_version
+        self.model = _compose(
+            bus,
+            model_call.ModelHooks(bus),
+            _MODEL_EVENTS,
+            bus.stacks.get("provider", Stack()) + agent.provider_middleware,
+            model_call.endpoint,
+        )
+        self.tool = _compose(
+            bus,
+            tool_call.ToolHooks(bus),
+            _TOOL_EVENTS,
+            bus.stacks.get("tool", Stack()) + agent.tool_middleware,
+            tool_call.endpoint,
+        )
+
+    def current(self, bus: HookBus, agent: Agent) -> bool:
+        """True while nothing they were built from has changed."""
+        return (
+            bus is self.bus
+            and bus.version == self.bus_version
+            and agent is self.agent
+            and agent.middleware_version == self.agent_version
+        )
+
+
+def _compose(
+    bus: HookBus, hooks: Any, events: frozenset[str], middleware: Stack, endpoint: CallNext
+) -> CallNext | None:
+    """[hooks, middleware...] around ``endpoint``; the hook layer, outermost, is the entry
+    itself (one frame less per call than a link around it)."""
+    if not middleware and events.isdisjoint(bus.listened):
+        return None
+    hooks.inner = middleware.compose(endpoint)
+    return hooks  # type: ignore[no-any-return]
+
+
+__all__ = ["CallStacks"]
