@@ -32,7 +32,13 @@ from .messages import (
     Usage,
 )
 from .middleware import Middleware, Stack
-from .providers import OpenAIChatProvider, Provider, ScriptedProvider, StreamDelta
+from .providers import (
+    AnthropicProvider,
+    OpenAIChatProvider,
+    Provider,
+    ScriptedProvider,
+    StreamDelta,
+)
 from .runtime import (
     Agent,
     FinalResponse,
@@ -52,6 +58,7 @@ __all__ = [
     "Agent",
     "AgentHooksError",
     "AgentResponse",
+    "AnthropicProvider",
     "BadReturnError",
     "BudgetExceeded",
     "ChatMessage",

@@ -99,11 +99,18 @@ async def run_turns(run: Run) -> Ended:
             run.usage = run.usage + usage
         finish = _FINISH.get(response.finish_reason, "stop")
         if not response.tool_calls:
-            held = chat_message("assistant", response.content, [])
+            held = chat_message(
+                "assistant", response.content, [], thinking_blocks=list(response.thinking_blocks)
+            )
             if "on_loop_end" in bus.listened:
                 await bus.emit("on_loop_end", context(LoopContext, run.base()))
             return Ended(response.content, finish, held)
-        assistant = chat_message("assistant", response.content, list(response.tool_calls))
+        assistant = chat_message(
+            "assistant",
+            response.content,
+            list(response.tool_calls),
+            thinking_blocks=list(response.thinking_blocks),
+        )
         run.append(assistant)
         if "on_message" in bus.listened:
             await run.message_event(assistant)
