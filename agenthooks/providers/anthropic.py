@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import httpx
 
 from ..errors import (
+    ConfigError,
     ProviderConnectionError,
     ProviderError,
     ProviderHTTPError,
@@ -73,7 +74,11 @@ class AnthropicProvider:
         name: str = "anthropic",
     ) -> None:
         if max_tokens < 1:
-            raise ValueError(f"AnthropicProvider: max_tokens must be at least 1, got {max_tokens}")
+            raise ConfigError(
+                f"must be at least 1, got {max_tokens}",
+                source="AnthropicProvider",
+                key="max_tokens",
+            )
         self.name = name
         self.model = model
         self.max_tokens = max_tokens
