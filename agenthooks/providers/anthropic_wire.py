@@ -387,10 +387,8 @@ class StreamAssembler:
             block.pieces.append(str(delta.get("partial_json") or ""))
         elif kind == "thinking_delta":
             block.pieces.append(str(delta.get("thinking") or ""))
-        elif kind == "signature_delta":
-            block.data["signature"] = block.data.get("signature", "") + str(
-                delta.get("signature") or ""
-            )
+        elif kind == "signature_delta":  # carries the whole signature, as the SDK reads it
+            block.data["signature"] = str(delta.get("signature") or "")
         return ""
 
     def response(self) -> ProviderResponse:

@@ -132,7 +132,7 @@ def events_of(msg: A.Message, *, piece: int = 7) -> list[BaseModel]:
     """The events the API streams for ``msg``: ``message_start`` (usage with one output
     token), a ``ping``, each block's start / deltas / stop, ``message_delta`` (the final,
     cumulative usage) and ``message_stop``. Tool input JSON comes in ``piece``-character
-    chunks, thinking text in words, its signature in two deltas."""
+    chunks, thinking text in words, then its signature in one delta."""
     start_usage = msg.usage.model_copy(update={"output_tokens": 1})
     opening = msg.model_copy(update={"content": [], "stop_reason": None, "usage": start_usage})
     events: list[BaseModel] = [
@@ -176,11 +176,7 @@ def _block_events(index: int, block: Any, piece: int) -> list[BaseModel]:
     elif isinstance(block, A.ThinkingBlock):
         opening = thinking("", "")
         deltas = [A.ThinkingDelta(type="thinking_delta", thinking=w) for w in words(block.thinking)]
-        half = len(block.signature) // 2
-        deltas += [
-            A.SignatureDelta(type="signature_delta", signature=part)
-            for part in (block.signature[:half], block.signature[half:])
-        ]
+        deltas.append(A.SignatureDelta(type="signature_delta", signature=block.signature))
     else:
         opening = block  # redacted_thinking arrives whole in its start event
     return [
