@@ -288,7 +288,7 @@ async def test_pings_and_event_types_of_later_api_versions_are_skipped(
     events: list[object] = list(events_of(message(text("fine"))))
     events.insert(2, 'event: future_event\ndata: {"type": "future_event", "x": 1}\n\n')
     events.insert(3, ": a comment line\n\n")
-    server.reply(sse(events))  # type: ignore[arg-type]
+    server.reply(sse(events))
 
     items = await stream(provider)
 
