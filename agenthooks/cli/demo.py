@@ -20,11 +20,6 @@ def add_parser(sub: Subparsers) -> None:
         "--record FILE writes the run's events as JSON Lines for `agenthooks trace FILE`.",
     )
     parser.add_argument(
-        "--provider",
-        choices=("scripted", "openai", "anthropic"),
-        help="the model provider (default: scripted, or openai with --base-url)",
-    )
-    parser.add_argument(
         "--base-url",
         metavar="URL",
         help="the endpoint, e.g. http://127.0.0.1:8000/v1 (anthropic: default "
@@ -33,6 +28,11 @@ def add_parser(sub: Subparsers) -> None:
     parser.add_argument("--model", metavar="NAME", help="the model name to ask for")
     parser.add_argument(
         "--record", metavar="FILE", help="write every event of the run to FILE (JSON Lines)"
+    )
+    parser.add_argument(
+        "--provider",
+        choices=("scripted", "openai", "anthropic"),
+        help="the model provider (default: scripted, or openai with --base-url)",
     )
     parser.set_defaults(run=run)
 
