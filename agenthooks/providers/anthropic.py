@@ -1,9 +1,10 @@
 """A native Anthropic Messages API provider over httpx.
 
-Speaks ``POST {base_url}/v1/messages``, plain and streamed (SSE), with the
-``anthropic-version: 2023-06-01`` wire format (see ``anthropic_wire``). Every failure raises
-a typed agenthooks error carrying the status and the raw body; nothing is retried here
-(retries are middleware: the retry plugin reads ``status``, ``headers`` and ``retryable``).
+Speaks ``POST {base_url}/v1/messages``, plain and streamed (SSE), in the
+``anthropic-version: 2023-06-01`` wire format (bodies built in ``anthropic_request``, answers
+read in ``anthropic_response``). Every failure raises a typed agenthooks error carrying the
+status and the raw body; nothing is retried here (retries are middleware: the retry plugin
+reads ``status``, ``headers`` and ``retryable``).
 """
 
 from __future__ import annotations
@@ -27,14 +28,14 @@ from ..errors import (
     ProviderTimeout,
 )
 from ..messages import ProviderRequest, ProviderResponse
-from .anthropic_wire import (
+from .anthropic_request import request_body
+from .anthropic_response import (
     RETRYABLE,
     JSONObject,
     StreamAssembler,
     bad,
     clip,
     parse_message,
-    request_body,
     server_message,
 )
 from .base import StreamDelta, StreamItem
