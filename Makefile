@@ -22,8 +22,8 @@ test: $(STAMP)
 	$(PY) -m pytest -q -rs tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
 	$(PY) -m pytest plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness
 
-demo: $(STAMP)
-	$(PY) -m agenthooks.demo
+demo: $(STAMP)  # make demo ARGS="--provider anthropic --model NAME"
+	$(PY) -m agenthooks.demo $(ARGS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

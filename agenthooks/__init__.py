@@ -35,7 +35,13 @@ from .messages import (
 )
 from .middleware import CallNext, Middleware, Stack
 from .plugins import hook
-from .providers import OpenAIChatProvider, Provider, ScriptedProvider, StreamDelta
+from .providers import (
+    AnthropicProvider,
+    OpenAIChatProvider,
+    Provider,
+    ScriptedProvider,
+    StreamDelta,
+)
 from .runtime import (
     Agent,
     FinalResponse,
@@ -57,6 +63,7 @@ __all__ = [
     "Agent",
     "AgentHooksError",
     "AgentResponse",
+    "AnthropicProvider",
     "BadReturnError",
     "BudgetExceeded",
     "ChatMessage",

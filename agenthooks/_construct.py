@@ -101,6 +101,7 @@ def chat_message(
     tool_call_id: str | None = None,
     is_error: bool = False,
     name: str | None = None,
+    thinking_blocks: list[Any] | None = None,
 ) -> _messages.ChatMessage:
     """A ``ChatMessage`` with every field set."""
     data = {
@@ -110,6 +111,7 @@ def chat_message(
         "tool_call_id": tool_call_id,
         "is_error": is_error,
         "name": name,
+        "thinking_blocks": [] if thinking_blocks is None else thinking_blocks,
     }
     return _instance(_messages.ChatMessage, data, set(data))
 

@@ -30,11 +30,28 @@ class ToolCall(BaseModel):
     ``{}`` and the runtime answers the call with a validation tool error the model can read."""
 
 
+class ThinkingBlock(BaseModel):
+    """One block of the model's extended thinking, kept exactly as the provider sent it.
+
+    ``type="thinking"`` carries the reasoning ``thinking`` text and its ``signature``;
+    ``type="redacted_thinking"`` carries only the encrypted ``data``. Providers that need them
+    (Anthropic, with tool use) send them back unchanged at the head of their assistant turn.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    type: Literal["thinking", "redacted_thinking"] = "thinking"
+    thinking: str = ""
+    signature: str = ""
+    data: str = ""
+
+
 class ChatMessage(BaseModel):
     """One message of a transcript.
 
     ``tool_calls`` is set on assistant messages that ask for tools; ``tool_call_id`` and
-    ``is_error`` on tool messages.
+    ``is_error`` on tool messages. ``thinking_blocks`` are the model's thinking blocks of an
+    assistant turn, in the order it produced them (empty for providers without thinking).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -45,15 +62,23 @@ class ChatMessage(BaseModel):
     tool_call_id: str | None = None
     is_error: bool = False
     name: str | None = None
+    thinking_blocks: list[ThinkingBlock] = Field(default_factory=list)
 
 
 class Usage(BaseModel):
-    """Token counts and cost; ``+`` adds two usages (how a run accumulates them)."""
+    """Token counts and cost; ``+`` adds two usages (how a run accumulates them).
+
+    ``input_tokens`` counts every prompt token, cached or not; ``cache_read_tokens`` and
+    ``cache_write_tokens`` are the part of them read from and written to the provider's
+    prompt cache.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
     cost: float = 0.0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return build(
@@ -62,6 +87,8 @@ class Usage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             cost=self.cost + other.cost,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 
@@ -78,10 +105,15 @@ class ProviderRequest(BaseModel):
 
 
 class ProviderResponse(BaseModel):
-    """One complete provider answer: text, tool calls, finish reason and usage."""
+    """One complete provider answer: text, tool calls, finish reason and usage.
+
+    ``thinking_blocks`` are the answer's thinking blocks in order; the runtime copies them onto
+    the assistant message it commits, so the next request sends them back.
+    """
 
     content: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    thinking_blocks: list[ThinkingBlock] = Field(default_factory=list)
     finish_reason: str = "stop"
     usage: Usage = Field(default_factory=Usage)
     raw: Any = None
@@ -109,6 +141,7 @@ __all__ = [
     "ProviderRequest",
     "ProviderResponse",
     "Role",
+    "ThinkingBlock",
     "ToolCall",
     "Usage",
 ]

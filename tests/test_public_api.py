@@ -12,7 +12,8 @@ import agenthooks
 from agenthooks.events import CATALOG
 
 PUBLIC = {
-    "Agent", "AgentHooksError", "AgentResponse", "BadReturnError", "BudgetExceeded", "CATALOG",
+    "Agent", "AgentHooksError", "AgentResponse", "AnthropicProvider", "BadReturnError",
+    "BudgetExceeded", "CATALOG",
     "CallNext", "ChatMessage", "ConfigError", "Deny", "Disposer", "EventName", "FinalResponse",
     "HookBus", "MaxTurnsExceeded", "Memory", "Middleware", "OpenAIChatProvider", "Provider",
     "ProviderConnectionError", "ProviderError", "ProviderHTTPError", "ProviderRequest",

@@ -16,17 +16,23 @@ def add_parser(sub: Subparsers) -> None:
         help="run the demo agent (offline by default; the same as `make demo`)",
         description="Run the demo agent. Without --base-url it runs offline on the scripted "
         "provider; with --base-url and --model it talks to an OpenAI-compatible "
-        "endpoint. --record FILE writes the run's events as JSON Lines for "
-        "`agenthooks trace FILE`.",
+        "endpoint; with --provider anthropic and --model, to the Anthropic Messages API. "
+        "--record FILE writes the run's events as JSON Lines for `agenthooks trace FILE`.",
     )
     parser.add_argument(
         "--base-url",
         metavar="URL",
-        help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
+        help="the endpoint, e.g. http://127.0.0.1:8000/v1 (anthropic: default "
+        "https://api.anthropic.com)",
     )
     parser.add_argument("--model", metavar="NAME", help="the model name to ask for")
     parser.add_argument(
         "--record", metavar="FILE", help="write every event of the run to FILE (JSON Lines)"
+    )
+    parser.add_argument(
+        "--provider",
+        choices=("scripted", "openai", "anthropic"),
+        help="the model provider (default: scripted, or openai with --base-url)",
     )
     parser.set_defaults(run=run)
 
@@ -35,6 +41,7 @@ def demo_argv(args: argparse.Namespace) -> list[str]:
     """The options given, as ``agenthooks.demo.main`` takes them."""
     argv = []
     for flag, value in (
+        ("--provider", args.provider),
         ("--base-url", args.base_url),
         ("--model", args.model),
         ("--record", args.record),

@@ -23,19 +23,21 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import structlog
 
 from ..bus import HookBus
 from ..errors import ProviderConnectionError
 from ..messages import ProviderResponse, ToolCall, Usage
-from ..providers import OpenAIChatProvider, Provider, ScriptedProvider
+from ..providers import AnthropicProvider, OpenAIChatProvider, Provider, ScriptedProvider
 from ..runtime import Agent, Session
 from ..tools import tool
 from .timeline import Timeline
 
 PLUGINS = ("structlog", "guard", "cache", "retry")
+PROVIDERS = ("scripted", "openai", "anthropic")
+CLAUDE_URL = "https://api.anthropic.com"
 QUESTION = "Who is Ada, what is the weather in London, and please delete /etc/passwd."
 INSTRUCTIONS = "You are a helpful office assistant. Use the tools; never invent facts."
 
@@ -202,26 +204,55 @@ async def run_demo(provider: Provider, out: TextIO, *, record: str | None = None
 
 
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
-    """``python -m agenthooks.demo [--base-url URL --model NAME] [--record FILE]``."""
+    """``python -m agenthooks.demo [--provider P] [--base-url URL] [--model NAME]
+    [--record FILE]``."""
     parser = argparse.ArgumentParser(prog="python -m agenthooks.demo", description=__doc__)
-    parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: offline)")
-    parser.add_argument("--model", help="the model name, with --base-url")
-    parser.add_argument("--api-key", help="the API key (default: $OPENAI_API_KEY)")
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        help="scripted (offline; the default without --base-url), openai (an OpenAI-compatible "
+        "endpoint; the default with --base-url) or anthropic (the Messages API)",
+    )
+    parser.add_argument("--base-url", help="the endpoint (anthropic: default " + CLAUDE_URL + ")")
+    parser.add_argument("--model", help="the model name, with openai or anthropic")
+    parser.add_argument(
+        "--api-key", help="the API key (default: $OPENAI_API_KEY or $ANTHROPIC_API_KEY)"
+    )
     parser.add_argument("--record", metavar="FILE", help="write every event as JSON Lines")
     args = parser.parse_args(argv)
     stream = out if out is not None else sys.stdout
     if not structlog.is_configured():  # the plugins' debug lines would drown the timeline
         structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.INFO))
-    provider: Any
-    if args.base_url:
-        if not args.model:
-            parser.error("--base-url needs --model")
-        provider = OpenAIChatProvider(args.model, base_url=args.base_url, api_key=args.api_key)
-    else:
+    return asyncio.run(run_demo(choose_provider(parser, args), stream, record=args.record))
+
+
+def choose_provider(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Provider:
+    """The provider the options name (``parser.error`` on a bad combination)."""
+    kind = args.provider or ("openai" if args.base_url else "scripted")
+    if kind == "scripted":
+        if args.base_url:
+            parser.error("--base-url needs --provider openai or anthropic")
         if args.model:
             parser.error("--model needs --base-url (the offline demo runs the scripted model)")
-        provider = scripted_model()
-    return asyncio.run(run_demo(provider, stream, record=args.record))
+        return scripted_model()
+    if kind == "anthropic":
+        if not args.model:
+            parser.error("--provider anthropic needs --model")
+        return AnthropicProvider(
+            args.model, base_url=args.base_url or CLAUDE_URL, api_key=args.api_key
+        )
+    if not args.base_url:
+        parser.error("--provider openai needs --base-url")
+    if not args.model:
+        parser.error("--base-url needs --model")
+    return OpenAIChatProvider(args.model, base_url=args.base_url, api_key=args.api_key)
 
 
-__all__ = ["build_agent", "main", "plugin_settings", "run_demo", "scripted_model"]
+__all__ = [
+    "build_agent",
+    "choose_provider",
+    "main",
+    "plugin_settings",
+    "run_demo",
+    "scripted_model",
+]

@@ -80,10 +80,17 @@ async def run_turns(run: Run) -> Ended:
             run.spend(usage)
         finish = _FINISH.get(response.finish_reason, "stop")
         if not response.tool_calls:
-            held = chat_message("assistant", response.content, [])
+            held = chat_message(
+                "assistant", response.content, [], thinking_blocks=list(response.thinking_blocks)
+            )
             await run.fire("on_loop_end", LoopEndContext)
             return Ended(response.content, finish, held)
-        assistant = chat_message("assistant", response.content, list(response.tool_calls))
+        assistant = chat_message(
+            "assistant",
+            response.content,
+            list(response.tool_calls),
+            thinking_blocks=list(response.thinking_blocks),
+        )
         await run.commit(assistant)
         terminated = await run_tool_batch(run, assistant.tool_calls)
         await run.fire("on_loop_end", LoopEndContext)

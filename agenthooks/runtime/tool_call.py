@@ -402,6 +402,7 @@ async def _commit(run: Run, call: ToolCall, outcome: ToolOutcome) -> None:
             "tool_call_id": call.id,
             "is_error": is_error,
             "name": call.name,
+            "thinking_blocks": [],
         },
     )
     # Run.append for a tool message, here on the path of every call

@@ -93,6 +93,8 @@ async def test_lines_carry_serialized_inputs_outputs_and_errors() -> None:
         "output_tokens": 12,
         "total_tokens": 42,
         "cost": 0.0,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
     }
     assert response["input"]["system"] == "Help users."
     end = records[-1]
@@ -277,6 +279,8 @@ def test_to_jsonable_never_raises() -> None:
         "output_tokens": 0,
         "total_tokens": 0,
         "cost": 0.0,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
     }
 
 

@@ -83,8 +83,16 @@ async def test_a_custom_async_backend_gets_json_entries() -> None:
     assert json.loads(entry) == {
         "content": "hi",
         "tool_calls": [],
+        "thinking_blocks": [],
         "finish_reason": "length",
-        "usage": {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0, "cost": 0.0},
+        "usage": {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "total_tokens": 0,
+            "cost": 0.0,
+            "cache_read_tokens": 0,
+            "cache_write_tokens": 0,
+        },
     }
 
 

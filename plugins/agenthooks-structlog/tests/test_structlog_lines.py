@@ -126,7 +126,14 @@ async def test_json_lines_carry_exactly_the_bound_fields_and_payload() -> None:
     ]
     end = by_event(entries, "on_chat_end")[0]
     assert set(end) == common | {"iteration", "output", "duration", "usage"}
-    assert end["usage"] == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0, "cost": 0.0}
+    assert end["usage"] == {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "total_tokens": 0,
+        "cost": 0.0,
+        "cache_read_tokens": 0,
+        "cache_write_tokens": 0,
+    }
     assert all(e["level"] == "info" and e["run_id"] == run_id for e in entries)
 
 
