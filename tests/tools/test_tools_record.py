@@ -86,6 +86,7 @@ async def test_lines_carry_serialized_inputs_outputs_and_errors() -> None:
         "id": "call_1",
         "name": "search",
         "arguments": {"query": "hooks"},
+        "raw_arguments": None,
     }
     assert response["output"]["usage"] == {
         "input_tokens": 30,
