@@ -286,8 +286,10 @@ class _Exchange:
         where, raw, status = self._where(), bytes(self.raw), self.status
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         if isinstance(exc, httpx.TimeoutException):
+            waited = f"{self.provider.timeout}s"
+            what = f"no more data within {waited} after {len(raw)} bytes" if raw else ""
             return ProviderTimeout(
-                f"{where}: no answer within {self.provider.timeout}s ({detail})",
+                f"{where}: {what or f'no answer within {waited}'} ({detail})",
                 raw=raw,
                 status=status,
             )
