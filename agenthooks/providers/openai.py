@@ -276,7 +276,7 @@ class _Exchange:
 
     def _expired(self) -> ProviderTimeout:
         return ProviderTimeout(
-            f"{self._where()}: no complete response within {self.provider.response_timeout}s "
+            f"{self._where()}: no complete response within {self.provider.response_timeout:g}s "
             f"({len(self.raw)} bytes received)",
             raw=bytes(self.raw),
             status=self.status,
@@ -286,7 +286,7 @@ class _Exchange:
         where, raw, status = self._where(), bytes(self.raw), self.status
         detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         if isinstance(exc, httpx.TimeoutException):
-            waited = f"{self.provider.timeout}s"
+            waited = f"{self.provider.timeout:g}s"
             what = f"no more data within {waited} after {len(raw)} bytes" if raw else ""
             return ProviderTimeout(
                 f"{where}: {what or f'no answer within {waited}'} ({detail})",

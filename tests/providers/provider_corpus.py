@@ -941,8 +941,8 @@ def incomplete() -> Iterator[Case]:
 def transport() -> Iterator[Case]:
     """Connections that drop, stall, never answer, keep alive forever or trickle."""
     kind = "transport and deadline"
-    whole = f"no complete response within {3 * TIMEOUT}s"
-    read = f"no answer within {TIMEOUT}s (ReadTimeout"
+    whole = f"no complete response within {3 * TIMEOUT:g}s"
+    read = f"no answer within {TIMEOUT:g}s (ReadTimeout"
 
     def case(name: str, failure: Failure, json: Reply | None, sse: Reply | None) -> Case:
         return Case(name, kind, failure, json, sse, timeout=TIMEOUT)
@@ -950,7 +950,7 @@ def transport() -> Iterator[Case]:
     yield case("never answers", Failure(ProviderTimeout, read, None, "prefix"), hang(), hang())
     stalled = sse_reply([typed_chunks(["a"])[1]], done=False, end="stall")
     half = Reply(parts=[b'{"choices": '], chunked=True, end="stall")
-    failure = Failure(ProviderTimeout, f"no more data within {TIMEOUT}s after", raw="prefix")
+    failure = Failure(ProviderTimeout, f"no more data within {TIMEOUT:g}s after", raw="prefix")
     yield case("stalls mid-body", failure, half, stalled)
     forever = keepalives(sse_reply([typed_chunks(["a"])[1]], done=False), 0.02)
     yield case("keepalives forever", Failure(ProviderTimeout, whole, raw="prefix"), None, forever)

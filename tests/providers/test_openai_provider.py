@@ -19,10 +19,12 @@ from wire_server import (
     error_reply,
     hang,
     json_reply,
+    keepalives,
     raw_reply,
     sse_reply,
     text_stream,
     tool_call,
+    trickle,
     usage_chunk,
 )
 
@@ -493,6 +495,118 @@ async def test_stream_that_stalls_between_chunks_times_out(server: WireServer) -
     async with OpenAIChatProvider("m", base_url=server.url, timeout=0.3) as local:
         with pytest.raises(ProviderTimeout):
             await stream(local, ask())
+
+
+# ----------------------------------------------------------------- the whole-response deadline
+
+
+def test_the_response_deadline_defaults_to_three_timeouts() -> None:
+    assert (
+        OpenAIChatProvider("m", base_url="http://127.0.0.1:9/v1", timeout=2).response_timeout == 6
+    )
+    given = OpenAIChatProvider("m", base_url="http://127.0.0.1:9/v1", response_timeout=0.5)
+    assert (given.timeout, given.response_timeout) == (60.0, 0.5)
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_keepalives_forever_end_in_a_timeout(server: WireServer, streamed: bool) -> None:
+    if streamed:
+        reply = keepalives(sse_reply([chunk("a")], done=False), 0.02)
+    else:  # JSON allows any amount of whitespace
+        reply = Reply(parts=[b"{"], chunked=True, forever=b" ", delay=0.02, end="stall")
+    server.reply(reply)
+    async with OpenAIChatProvider("m", base_url=server.url, timeout=0.2) as local:
+        with pytest.raises(ProviderTimeout) as caught:
+            await (stream(local, ask()) if streamed else complete(local, ask()))
+    error = caught.value
+    received = len(error.raw)
+    assert str(error) == (
+        f"openai (POST {server.url}/chat/completions): no complete response within 0.6s "
+        f"({received} bytes received)"
+    )
+    assert error.status == 200
+    assert error.raw.startswith(reply.body) and received > len(reply.body)
+    assert len(server.received) == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_a_trickled_body_ends_in_a_timeout(server: WireServer, streamed: bool) -> None:
+    text = "an answer sent one byte at a time " * 10
+    body = text_stream(text) if streamed else json_reply(completion(text))
+    server.reply(trickle(body, 0.01))
+    async with OpenAIChatProvider("m", base_url=server.url, timeout=0.2) as local:
+        with pytest.raises(ProviderTimeout, match=r"no complete response within 0\.6s") as caught:
+            await (stream(local, ask()) if streamed else complete(local, ask()))
+    assert body.body.startswith(caught.value.raw)
+    assert 0 < len(caught.value.raw) < len(body.body)
+
+
+async def test_time_the_consumer_spends_between_deltas_does_not_count(server: WireServer) -> None:
+    server.reply(text_stream("one two three four"))
+    async with OpenAIChatProvider("m", base_url=server.url, timeout=0.1) as local:
+        items = []
+        async for item in local.stream(ask()):
+            items.append(item)
+            await asyncio.sleep(0.1)  # four deltas: longer than the whole 0.3 s deadline
+    assert deltas(items) == ["one ", "two ", "three ", "four"]
+    assert isinstance(items[-1], ProviderResponse)
+
+
+# --------------------------------------------------------- redirects, error bodies, empty 200
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_a_redirect_is_an_http_error_naming_where_it_pointed(
+    server: WireServer, provider: OpenAIChatProvider, streamed: bool
+) -> None:
+    target = "https://api.example/v2/chat/completions"
+    server.reply(Reply(status=301, parts=[b"moved"], headers={"Location": target}))
+    with pytest.raises(ProviderHTTPError) as caught:
+        await (stream(provider, ask()) if streamed else complete(provider, ask()))
+    assert str(caught.value) == (
+        f"openai (POST {server.url}/chat/completions): HTTP 301: moved "
+        f"(a redirect to {target}, not followed: check base_url)"
+    )
+    assert (caught.value.status, caught.value.raw) == (301, b"moved")
+    assert len(server.received) == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_an_empty_200_keeps_its_status(
+    server: WireServer, provider: OpenAIChatProvider, streamed: bool
+) -> None:
+    content_type = "text/event-stream" if streamed else "application/json"
+    server.reply(raw_reply(b"", content_type=content_type))
+    with pytest.raises(ProviderResponseError) as caught:
+        await (stream(provider, ask()) if streamed else complete(provider, ask()))
+    assert str(caught.value) == (
+        f"openai (POST {server.url}/chat/completions): HTTP 200 with an empty body"
+    )
+    assert (caught.value.status, caught.value.raw) == (200, b"")
+
+
+async def test_a_200_error_body_to_a_stream_request(
+    server: WireServer, provider: OpenAIChatProvider
+) -> None:
+    server.reply(json_reply({"error": {"message": "model overloaded", "type": "server_error"}}))
+    with pytest.raises(ProviderResponseError) as caught:
+        await stream(provider, ask())
+    assert str(caught.value).endswith(
+        "server sent an error instead of a completion: model overloaded"
+    )
+    assert caught.value.status == 200
+    assert json.loads(caught.value.raw)["error"]["message"] == "model overloaded"
+
+
+async def test_a_json_completion_to_a_stream_request_is_read_as_one(
+    server: WireServer, provider: OpenAIChatProvider
+) -> None:
+    body = completion("whole answer")
+    server.reply(json_reply(body))
+    items = await stream(provider, ask())
+    assert deltas(items) == ["whole answer"]
+    assert isinstance(items[-1], ProviderResponse)
+    assert (items[-1].content, items[-1].raw) == ("whole answer", body)
 
 
 # ------------------------------------------------------------------------- client owning
