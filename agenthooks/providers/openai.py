@@ -25,43 +25,31 @@ parsed, by one parser so that they agree, is in ``openai_response``.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ..errors import (
-    ProviderConnectionError,
-    ProviderError,
-    ProviderHTTPError,
-    ProviderResponseError,
-    ProviderTimeout,
-)
 from ..messages import ProviderRequest, ProviderResponse
 from .base import StreamDelta, StreamItem
+from .error_text import clip_text, server_message
+from .exchange import Exchange
 from .openai_request import message_to_wire, request_body, tool_to_wire
 from .openai_response import (
     Assembler,
     ServerErrorBody,
     ShapeError,
-    clip_text,
     parse_completion,
     parse_usage,
     read_completion,
-    server_message,
 )
 from .sse import SSEDecoder, SSEEvent
 
 if TYPE_CHECKING:
     from typing_extensions import Self
-
-T = TypeVar("T")
 
 _DRAIN_SECONDS = 1.0  # how long to wait for the end of the body after ``[DONE]``
 _RESPONSE_TIMEOUTS = 3  # the whole response may take this many times ``timeout``
@@ -107,25 +95,26 @@ class OpenAIChatProvider:
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
         """POST the request and return the complete response, or raise a ``ProviderError``."""
-        exchange = _Exchange(self, request_body(request, self.model))
+        exchange = self._exchange(request_body(request, self.model))
         try:
             await exchange.open()
-            body = await exchange.read_all()
+            await exchange.read_all()
         finally:
             await exchange.close()
-        return self._completion(body, exchange.status)
+        return _completion(exchange)
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
         """POST with ``stream: true``; yield ``StreamDelta`` per text delta, then the response."""
-        exchange = _Exchange(self, request_body(request, self.model, stream=True), streamed=True)
+        exchange = self._exchange(request_body(request, self.model, stream=True), streamed=True)
         try:
             await exchange.open()
             if "json" in exchange.content_type:  # the server ignored ``stream: true``
-                response = self._completion(await exchange.read_all(), exchange.status)
+                await exchange.read_all()
+                response = _completion(exchange)
                 if response.content:
                     yield StreamDelta(response.content)
             else:
-                reader = _StreamReader(self._where, exchange)
+                reader = _StreamReader(exchange)
                 while (texts := await reader.next_texts()) is not None:
                     for text in texts:
                         yield StreamDelta(text)
@@ -157,159 +146,40 @@ class OpenAIChatProvider:
     def _where(self) -> str:
         return f"{self.name} (POST {self.url})"
 
-    def _completion(self, body: bytes, status: int | None) -> ProviderResponse:
-        def bad(what: str) -> ProviderResponseError:
-            return ProviderResponseError(f"{self._where}: {what}", raw=body, status=status)
-
-        if not body.strip():
-            raise bad(f"HTTP {status} with an empty body")
-        try:
-            payload = json.loads(body)
-        except (ValueError, RecursionError) as exc:
-            raise bad(f"response is not valid JSON ({exc}): {clip_text(body)}") from None
-        try:
-            return read_completion(payload)
-        except ServerErrorBody as exc:
-            raise bad(f"server sent an error instead of a completion: {exc}") from None
-        except ShapeError as exc:
-            raise bad(str(exc)) from None
-
-
-class _Exchange:
-    """One request and its response. Each wait is bounded by ``timeout`` (httpx) and all of
-    them together by ``response_timeout``; failures raise typed errors carrying the status
-    and the bytes received so far."""
-
-    def __init__(
-        self, provider: OpenAIChatProvider, body: dict[str, Any], *, streamed: bool = False
-    ) -> None:
-        self.provider = provider
-        self.body = body
-        self.streamed = streamed
-        self.raw = bytearray()
-        self.status: int | None = None
-        self.content_type = ""
-        self.chunks: int | None = None  # stream chunks decoded, once a stream is being read
-        self._response: httpx.Response | None = None
-        self._pieces: AsyncIterator[bytes] | None = None
-        self._left = provider.response_timeout
-
-    async def open(self) -> None:
-        """Send the request and read the head; a status other than 2xx raises."""
-        provider = self.provider
-        headers = {"Accept": "text/event-stream"} if self.streamed else {}
-        request = provider._client.build_request(
-            "POST",
-            provider.url,
-            json=self.body,
-            headers={**headers, **provider._headers},
-            timeout=provider.timeout,
-        )
-        send = provider._client.send
-        response = await self._wait(lambda: send(request, stream=True, follow_redirects=False))
-        self._response = response
-        self._pieces = response.aiter_bytes()
-        self.status = response.status_code
-        self.content_type = response.headers.get("content-type", "").lower()
-        if not 200 <= response.status_code < 300:
-            await self.read_all()
-            raise self._http_error(response)
-
-    async def next_piece(self) -> bytes | None:
-        """The next piece of the body as it arrives; ``None`` at its end."""
-        assert self._pieces is not None
-        pieces = self._pieces
-        piece = await self._wait(lambda: anext(pieces, None))
-        if piece is not None:
-            self.raw += piece
-        return piece
-
-    async def read_all(self) -> bytes:
-        """The whole body."""
-        while await self.next_piece() is not None:
-            pass
-        return bytes(self.raw)
-
-    async def drain(self) -> None:
-        """Read what follows ``[DONE]`` (normally just the end of the body), briefly.
-
-        A fully read body lets httpx reuse the connection; a server that keeps the stream
-        open after ``[DONE]`` costs at most ``_DRAIN_SECONDS`` and the reuse, never the
-        answer, which is already complete.
-        """
-        self._left = min(self._left, _DRAIN_SECONDS)
-        with contextlib.suppress(ProviderError):
-            await self.read_all()
-
-    async def close(self) -> None:
-        """Release the connection (back to the pool when the body was read to its end)."""
-        if self._response is not None:
-            with contextlib.suppress(httpx.HTTPError):
-                await self._response.aclose()
-
-    async def _wait(self, step: Callable[[], Awaitable[T]]) -> T:
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        try:
-            if self._left <= 0:
-                raise asyncio.TimeoutError
-            return await _within(self._left, step)
-        except asyncio.TimeoutError:
-            raise self._expired() from None
-        except httpx.RequestError as exc:
-            raise self._transport_error(exc) from exc
-        finally:
-            self._left -= loop.time() - started
-
-    def _where(self) -> str:
-        return self.provider._where
-
-    def _http_error(self, response: httpx.Response) -> ProviderHTTPError:
-        status = response.status_code
-        message = server_message(bytes(self.raw)) or response.reason_phrase or "no message"
-        if 300 <= status < 400:
-            target = response.headers.get("location") or "nowhere"
-            message += f" (a redirect to {target}, not followed: check base_url)"
-        return ProviderHTTPError(
-            f"{self._where()}: HTTP {status}: {message}", raw=bytes(self.raw), status=status
+    def _exchange(self, body: dict[str, Any], *, streamed: bool = False) -> Exchange:
+        accept = {"Accept": "text/event-stream"} if streamed else {}
+        return Exchange(
+            self._client,
+            self.url,
+            body,
+            headers={**accept, **self._headers},
+            timeout=self.timeout,
+            deadline=self.response_timeout,
+            where=self._where,
         )
 
-    def _expired(self) -> ProviderTimeout:
-        return ProviderTimeout(
-            f"{self._where()}: no complete response within {self.provider.response_timeout:g}s "
-            f"({len(self.raw)} bytes received)",
-            raw=bytes(self.raw),
-            status=self.status,
-        )
 
-    def _transport_error(self, exc: httpx.RequestError) -> ProviderError:
-        where, raw, status = self._where(), bytes(self.raw), self.status
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        if isinstance(exc, httpx.TimeoutException):
-            waited = f"{self.provider.timeout:g}s"
-            what = f"no more data within {waited} after {len(raw)} bytes" if raw else ""
-            return ProviderTimeout(
-                f"{where}: {what or f'no answer within {waited}'} ({detail})",
-                raw=raw,
-                status=status,
-            )
-        if isinstance(exc, httpx.DecodingError):
-            return ProviderResponseError(
-                f"{where}: undecodable body ({detail})", raw=raw, status=status
-            )
-        if isinstance(exc, httpx.ConnectError):
-            return ProviderConnectionError(f"{where}: could not connect ({detail})")
-        after = "" if self.chunks is None else f" mid-stream after {self.chunks} chunks"
-        return ProviderConnectionError(
-            f"{where}: connection dropped{after} ({detail})", raw=raw, status=status
-        )
+def _completion(exchange: Exchange) -> ProviderResponse:
+    """The body read by ``exchange``, a plain ``chat.completion``, as the response."""
+    body = bytes(exchange.raw)
+    if not body.strip():
+        raise exchange.error(f"HTTP {exchange.status} with an empty body")
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise exchange.error(f"response is not valid JSON ({exc}): {clip_text(body)}") from None
+    try:
+        return read_completion(payload)
+    except ServerErrorBody as exc:
+        raise exchange.error(f"server sent an error instead of a completion: {exc}") from None
+    except ShapeError as exc:
+        raise exchange.error(str(exc)) from None
 
 
 class _StreamReader:
     """Reads a ``text/event-stream`` body into text deltas and, at its end, the response."""
 
-    def __init__(self, where: str, exchange: _Exchange) -> None:
-        self.where = where
+    def __init__(self, exchange: Exchange) -> None:
         self.exchange = exchange
         self.assembler = Assembler()
         self.chunks: list[Any] = []  # every decoded chunk, in order: the response's raw
@@ -327,13 +197,13 @@ class _StreamReader:
         try:
             events = self._decoder.feed(piece) if piece is not None else self._decoder.end()
         except UnicodeDecodeError as exc:
-            raise self._bad(f"stream is not UTF-8 text ({exc})") from None
+            raise self.exchange.error(f"stream is not UTF-8 text ({exc})") from None
         texts = []
         for event in events:
             if text := self._read(event):
                 texts.append(text)
             if self.done:
-                await self.exchange.drain()
+                await self.exchange.drain(_DRAIN_SECONDS)
                 break
         self.ended = self.done or piece is None
         return texts
@@ -341,17 +211,17 @@ class _StreamReader:
     def response(self) -> ProviderResponse:
         """The assembled response; raises if the stream ended before a finish reason."""
         if self.assembler.finish_reason is None:
-            raise self._bad(self._incomplete())
+            raise self.exchange.error(self._incomplete())
         try:
             return self.assembler.response(raw=self.chunks)
         except ShapeError as exc:
-            raise self._bad(f"{exc} (end of stream)") from None
+            raise self.exchange.error(f"{exc} (end of stream)") from None
 
     def _read(self, event: SSEEvent) -> str:
         self._events += 1
         if event.event == "error":
             message = server_message(event.data) or "no message"
-            raise self._bad(f"server sent an error mid-stream: {message}")
+            raise self.exchange.error(f"server sent an error mid-stream: {message}")
         if event.data.strip() == "[DONE]":
             self.done = True
             return ""
@@ -359,7 +229,7 @@ class _StreamReader:
         try:
             chunk = json.loads(event.data)
         except (ValueError, RecursionError) as exc:
-            raise self._bad(
+            raise self.exchange.error(
                 f"stream chunk is not valid JSON ({exc}): {clip_text(event.data)} "
                 f"(stream chunk {number})"
             ) from None
@@ -368,9 +238,9 @@ class _StreamReader:
         try:
             return self.assembler.add_chunk(chunk)
         except ServerErrorBody as exc:
-            raise self._bad(f"server sent an error mid-stream: {exc}") from None
+            raise self.exchange.error(f"server sent an error mid-stream: {exc}") from None
         except ShapeError as exc:
-            raise self._bad(f"{exc} (stream chunk {number})") from None
+            raise self.exchange.error(f"{exc} (stream chunk {number})") from None
 
     def _incomplete(self) -> str:
         if self._events:
@@ -384,25 +254,6 @@ class _StreamReader:
             return f"HTTP {self.exchange.status} with an empty body"
         said = server_message(raw)
         return f"stream ended without any event; the body was: {said or clip_text(raw)}"
-
-    def _bad(self, what: str) -> ProviderResponseError:
-        exchange = self.exchange
-        return ProviderResponseError(
-            f"{self.where}: {what}", raw=bytes(exchange.raw), status=exchange.status
-        )
-
-
-async def _within(seconds: float, step: Callable[[], Awaitable[T]]) -> T:
-    """``await step()``, or ``asyncio.TimeoutError`` after ``seconds``."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(seconds):
-            return await step()
-    else:  # pragma: no cover - Python 3.10
-
-        async def run() -> T:
-            return await step()
-
-        return await asyncio.wait_for(run(), seconds)
 
 
 __all__ = [

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..errors import ProviderResponseError
 from ..messages import ProviderResponse, ToolCall, Usage
+from .error_text import clip, server_message
 
 JSONObject = dict[str, Any]
 
@@ -57,8 +58,6 @@ def read_completion(payload: Any) -> ProviderResponse:
     """``parse_completion`` raising ``ShapeError``."""
     assembler = Assembler()
     assembler.add_completion(payload)
-    if assembler.finish_reason is None:
-        raise ShapeError("choices[0] has no finish_reason: the response is incomplete")
     return assembler.response(raw=payload)
 
 
@@ -129,8 +128,9 @@ class Assembler:
         return self._fold(_object_body(chunk), "delta")
 
     def response(self, raw: Any) -> ProviderResponse:
-        """The folded response; the caller has checked that a finish reason arrived."""
-        assert self.finish_reason is not None
+        """The folded response, once a finish reason arrived."""
+        if self.finish_reason is None:
+            raise ShapeError("choices[0] has no finish_reason: the response is incomplete")
         calls: list[ToolCall] = []
         ids: set[str] = set()
         for position, call in enumerate(self._calls):
@@ -286,46 +286,12 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def server_message(body: Any) -> str | None:
-    """The server's error message from ``{"error": {"message": ...}}`` and common variants;
-    for a body that is not JSON, its text."""
-    if isinstance(body, (bytes, str)):
-        try:
-            body = json.loads(body)
-        except (ValueError, RecursionError):
-            return clip_text(body).strip() or None
-    if not isinstance(body, dict):
-        return None
-    error = body.get("error")
-    if isinstance(error, dict):
-        error = error.get("message")
-    if isinstance(error, str) and error:
-        return error
-    message = body.get("message") or body.get("detail")
-    return message if isinstance(message, str) else None
-
-
-def clip(value: Any, limit: int = 200) -> str:
-    """A decoded JSON value as short JSON text for an error message."""
-    return clip_text(json.dumps(value), limit)
-
-
-def clip_text(text: str | bytes, limit: int = 200) -> str:
-    """Raw text or bytes, shortened for an error message."""
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} chars)"
-
-
 __all__ = [
     "Assembler",
     "ServerErrorBody",
     "ShapeError",
-    "clip",
-    "clip_text",
     "parse_completion",
     "parse_usage",
     "read_completion",
     "read_usage",
-    "server_message",
 ]
