@@ -19,8 +19,14 @@ arrived) and ``raw`` (the body bytes received so far):
 
 A stream yields its text deltas as they arrive; a stream that then fails raises instead of
 ending with a response, so a caller never gets a partial response. A server that answers a
-streamed request with a plain JSON completion is read as one. How both answer shapes are
-parsed, by one parser so that they agree, is in ``openai_response``.
+streamed request with a plain JSON completion is read as one.
+
+Plain and streamed answers go through one parser (``openai_response``), so they agree. Its
+choices: ``content`` sent as a list of text parts is joined; object-shaped ``arguments`` are
+kept as given; a streamed call that brings a new id on an index already in use is kept
+beside the first, never replaces it; argument text that is not a JSON object is the model's
+mistake, returned as the call's ``raw_arguments`` with ``arguments={}`` for the runtime to
+answer with a tool error, never raised.
 """
 
 from __future__ import annotations
