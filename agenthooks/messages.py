@@ -18,7 +18,12 @@ FinishReason = Literal["stop", "length", "content_filter", "denied", "stopped", 
 
 
 class ToolCall(BaseModel):
-    """One tool call the model asked for: ``id``, tool ``name`` and parsed ``arguments``."""
+    """One tool call the model asked for: ``id``, tool ``name`` and parsed ``arguments``.
+
+    ``raw_arguments`` is set only when the model's argument text is not a JSON object (not
+    JSON at all, or JSON of another shape): it keeps that text as sent and ``arguments`` is
+    ``{}``. The runtime answers such a call with a validation tool error the model can read.
+    """
 
     model_config = ConfigDict(frozen=True)
 

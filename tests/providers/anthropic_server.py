@@ -15,10 +15,8 @@ thinking and its signature in deltas); ``sse`` sends events; ``error_reply`` an 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anthropic.types as A
@@ -39,40 +37,13 @@ _REASONS = {
 }
 
 
-@dataclass
-class HeaderReply(Reply):
-    """A ``Reply`` that also sends ``headers``."""
-
-    headers: dict[str, str] = field(default_factory=dict)
-
-
 class AnthropicServer(WireServer):
-    """``WireServer`` answering at ``base_url`` (``http://127.0.0.1:PORT``), with the reply's
-    own headers when it is a ``HeaderReply``."""
+    """``WireServer`` answering at ``base_url`` (``http://127.0.0.1:PORT``)."""
 
     @property
     def base_url(self) -> str:
         """The base URL to give an ``AnthropicProvider``."""
         return f"http://127.0.0.1:{self.port}"
-
-    async def _write(self, writer: asyncio.StreamWriter, reply: Reply) -> None:
-        head = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}"]
-        head.append(f"Content-Type: {reply.content_type}")
-        if isinstance(reply, HeaderReply):
-            head += [f"{name}: {value}" for name, value in reply.headers.items()]
-        if reply.chunked:
-            head.append("Transfer-Encoding: chunked")
-        else:
-            head.append(f"Content-Length: {sum(len(part) for part in reply.parts)}")
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
-        for part in reply.parts:
-            if reply.delay:
-                await asyncio.sleep(reply.delay)
-            writer.write(b"%x\r\n%s\r\n" % (len(part), part) if reply.chunked else part)
-            await writer.drain()
-        if reply.chunked and reply.end == "close":
-            writer.write(b"0\r\n\r\n")
-        await writer.drain()
 
 
 # ------------------------------------------------------------------------- the types
@@ -224,10 +195,8 @@ def message_reply(msg: A.Message) -> Reply:
     return Reply(parts=[wire(msg).encode()])
 
 
-def error_reply(
-    status: int, kind: str, text: str, headers: dict[str, str] | None = None
-) -> HeaderReply:
-    return HeaderReply(
+def error_reply(status: int, kind: str, text: str, headers: dict[str, str] | None = None) -> Reply:
+    return Reply(
         status=status, parts=[wire(error_body(kind, text)).encode()], headers=headers or {}
     )
 

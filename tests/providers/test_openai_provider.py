@@ -19,10 +19,12 @@ from wire_server import (
     error_reply,
     hang,
     json_reply,
+    keepalives,
     raw_reply,
     sse_reply,
     text_stream,
     tool_call,
+    trickle,
     usage_chunk,
 )
 
@@ -117,9 +119,10 @@ async def test_tool_calls_completion(server: WireServer, provider: OpenAIChatPro
 async def test_empty_content_with_a_finish_reason_is_a_valid_response(
     server: WireServer, provider: OpenAIChatProvider
 ) -> None:
+    # empty text reads as no content on both paths (a stream's first delta is often "")
     server.reply(json_reply(completion("", finish_reason="length", usage=None)))
     response = await complete(provider, ask())
-    assert (response.content, response.finish_reason) == ("", "length")
+    assert (response.content, response.finish_reason) == (None, "length")
     assert response.usage == Usage()
 
 
@@ -348,7 +351,10 @@ async def test_malformed_json_chunk(server: WireServer, provider: OpenAIChatProv
     [
         ({"id": "x", "object": "chat.completion", "choices": []}, "response has no choices"),
         ({"id": "x"}, "response has no choices"),
-        ({"error": {"message": "model overloaded"}}, "no choices (server says: model overloaded)"),
+        (
+            {"error": {"message": "model overloaded"}},
+            "server sent an error instead of a completion: model overloaded",
+        ),
     ],
 )
 async def test_response_without_choices(
@@ -357,7 +363,8 @@ async def test_response_without_choices(
     server.reply(json_reply(body))
     with pytest.raises(ProviderResponseError, match=re.escape(says)) as caught:
         await complete(provider, ask())
-    assert caught.value.raw == body
+    assert caught.value.raw == json.dumps(body).encode()
+    assert caught.value.status == 200
 
 
 async def test_completion_without_finish_reason(
@@ -374,31 +381,56 @@ async def test_json_that_is_not_an_object(server: WireServer, provider: OpenAICh
         await complete(provider, ask())
 
 
+@pytest.mark.parametrize("text", ['{"key": ', "[1, 2]", '"Paris"', "null", "{'key': 1}"])
 @pytest.mark.parametrize("streamed", [False, True])
-async def test_undecodable_tool_arguments_name_the_tool(
-    server: WireServer, provider: OpenAIChatProvider, streamed: bool
+async def test_arguments_that_are_not_a_json_object_are_kept_raw(
+    server: WireServer, provider: OpenAIChatProvider, streamed: bool, text: str
 ) -> None:
+    # the model's mistake, not the server's: the call comes back for the runtime to answer
     if streamed:
-        call = {"index": 0, **tool_call("call_1", "lookup", '{"key": ')}
+        call = {"index": 0, **tool_call("call_1", "lookup", text)}
         server.reply(sse_reply([chunk(tool_calls=[call]), chunk(finish_reason="tool_calls")]))
     else:
-        calls = [tool_call("call_1", "lookup", '{"key": ')]
+        calls = [tool_call("call_1", "lookup", text)]
         server.reply(json_reply(completion(tool_calls=calls, finish_reason="tool_calls")))
-    with pytest.raises(ProviderResponseError, match=r"""'lookup' .* not JSON .*\{"key": """):
-        await (stream(provider, ask()) if streamed else complete(provider, ask()))
+    response = await (stream(provider, ask()) if streamed else complete(provider, ask()))
+    if streamed:
+        assert isinstance(response, list)
+        response = response[-1]
+    assert isinstance(response, ProviderResponse)
+    assert response.tool_calls == [
+        ToolCall(id="call_1", name="lookup", arguments={}, raw_arguments=text)
+    ]
+
+
+async def test_raw_arguments_go_back_to_the_model_as_sent(
+    server: WireServer, provider: OpenAIChatProvider
+) -> None:
+    server.reply(json_reply(completion("ok")))
+    call = ToolCall(id="call_1", name="lookup", arguments={}, raw_arguments='{"key": ')
+    messages = [
+        ChatMessage(role="user", content="hi"),
+        ChatMessage(role="assistant", tool_calls=[call]),
+        ChatMessage(role="tool", tool_call_id="call_1", content="bad arguments", is_error=True),
+    ]
+    await complete(provider, ProviderRequest(messages=messages))
+    sent = server.requests[0]["messages"][1]["tool_calls"][0]["function"]
+    assert sent == {"name": "lookup", "arguments": '{"key": '}
 
 
 async def test_stream_cut_without_done_or_finish_reason(
     server: WireServer, provider: OpenAIChatProvider
 ) -> None:
-    server.reply(sse_reply([chunk("Once upon"), chunk(" a time")], done=False))
+    reply = sse_reply([chunk("Once upon"), chunk(" a time")], done=False)
+    server.reply(reply)
     seen: list[str] = []
     with pytest.raises(ProviderResponseError) as caught:
         async for item in provider.stream(ask()):
             seen.append(item.text if isinstance(item, StreamDelta) else "RESPONSE")
     assert "stream ended without a finish_reason or [DONE] after 2 chunks" in str(caught.value)
     assert seen == ["Once upon", " a time"]  # the text already streamed was delivered
-    assert len(caught.value.raw) == 2
+    assert caught.value.raw == b"".join(reply.parts)
+    assert caught.value.status == 200
 
 
 async def test_stream_done_without_finish_reason(
@@ -463,6 +495,118 @@ async def test_stream_that_stalls_between_chunks_times_out(server: WireServer) -
     async with OpenAIChatProvider("m", base_url=server.url, timeout=0.3) as local:
         with pytest.raises(ProviderTimeout):
             await stream(local, ask())
+
+
+# ----------------------------------------------------------------- the whole-response deadline
+
+
+def test_the_response_deadline_defaults_to_three_timeouts() -> None:
+    assert (
+        OpenAIChatProvider("m", base_url="http://127.0.0.1:9/v1", timeout=2).response_timeout == 6
+    )
+    given = OpenAIChatProvider("m", base_url="http://127.0.0.1:9/v1", response_timeout=0.5)
+    assert (given.timeout, given.response_timeout) == (60.0, 0.5)
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_keepalives_forever_end_in_a_timeout(server: WireServer, streamed: bool) -> None:
+    if streamed:
+        reply = keepalives(sse_reply([chunk("a")], done=False), 0.02)
+    else:  # JSON allows any amount of whitespace
+        reply = Reply(parts=[b"{"], chunked=True, forever=b" ", delay=0.02, end="stall")
+    server.reply(reply)
+    async with OpenAIChatProvider("m", base_url=server.url, timeout=0.2) as local:
+        with pytest.raises(ProviderTimeout) as caught:
+            await (stream(local, ask()) if streamed else complete(local, ask()))
+    error = caught.value
+    received = len(error.raw)
+    assert str(error) == (
+        f"openai (POST {server.url}/chat/completions): no complete response within 0.6s "
+        f"({received} bytes received)"
+    )
+    assert error.status == 200
+    assert error.raw.startswith(reply.body) and received > len(reply.body)
+    assert len(server.received) == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_a_trickled_body_ends_in_a_timeout(server: WireServer, streamed: bool) -> None:
+    text = "an answer sent one byte at a time " * 10
+    body = text_stream(text) if streamed else json_reply(completion(text))
+    server.reply(trickle(body, 0.01))
+    async with OpenAIChatProvider("m", base_url=server.url, timeout=0.2) as local:
+        with pytest.raises(ProviderTimeout, match=r"no complete response within 0\.6s") as caught:
+            await (stream(local, ask()) if streamed else complete(local, ask()))
+    assert body.body.startswith(caught.value.raw)
+    assert 0 < len(caught.value.raw) < len(body.body)
+
+
+async def test_time_the_consumer_spends_between_deltas_does_not_count(server: WireServer) -> None:
+    server.reply(text_stream("one two three four"))
+    async with OpenAIChatProvider("m", base_url=server.url, timeout=0.1) as local:
+        items = []
+        async for item in local.stream(ask()):
+            items.append(item)
+            await asyncio.sleep(0.1)  # four deltas: longer than the whole 0.3 s deadline
+    assert deltas(items) == ["one ", "two ", "three ", "four"]
+    assert isinstance(items[-1], ProviderResponse)
+
+
+# --------------------------------------------------------- redirects, error bodies, empty 200
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_a_redirect_is_an_http_error_naming_where_it_pointed(
+    server: WireServer, provider: OpenAIChatProvider, streamed: bool
+) -> None:
+    target = "https://api.example/v2/chat/completions"
+    server.reply(Reply(status=301, parts=[b"moved"], headers={"Location": target}))
+    with pytest.raises(ProviderHTTPError) as caught:
+        await (stream(provider, ask()) if streamed else complete(provider, ask()))
+    assert str(caught.value) == (
+        f"openai (POST {server.url}/chat/completions): HTTP 301: moved "
+        f"(a redirect to {target}, not followed: check base_url)"
+    )
+    assert (caught.value.status, caught.value.raw) == (301, b"moved")
+    assert len(server.received) == 1
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_an_empty_200_keeps_its_status(
+    server: WireServer, provider: OpenAIChatProvider, streamed: bool
+) -> None:
+    content_type = "text/event-stream" if streamed else "application/json"
+    server.reply(raw_reply(b"", content_type=content_type))
+    with pytest.raises(ProviderResponseError) as caught:
+        await (stream(provider, ask()) if streamed else complete(provider, ask()))
+    assert str(caught.value) == (
+        f"openai (POST {server.url}/chat/completions): HTTP 200 with an empty body"
+    )
+    assert (caught.value.status, caught.value.raw) == (200, b"")
+
+
+async def test_a_200_error_body_to_a_stream_request(
+    server: WireServer, provider: OpenAIChatProvider
+) -> None:
+    server.reply(json_reply({"error": {"message": "model overloaded", "type": "server_error"}}))
+    with pytest.raises(ProviderResponseError) as caught:
+        await stream(provider, ask())
+    assert str(caught.value).endswith(
+        "server sent an error instead of a completion: model overloaded"
+    )
+    assert caught.value.status == 200
+    assert json.loads(caught.value.raw)["error"]["message"] == "model overloaded"
+
+
+async def test_a_json_completion_to_a_stream_request_is_read_as_one(
+    server: WireServer, provider: OpenAIChatProvider
+) -> None:
+    body = completion("whole answer")
+    server.reply(json_reply(body))
+    items = await stream(provider, ask())
+    assert deltas(items) == ["whole answer"]
+    assert isinstance(items[-1], ProviderResponse)
+    assert (items[-1].content, items[-1].raw) == ("whole answer", body)
 
 
 # ------------------------------------------------------------------------- client owning

@@ -11,7 +11,8 @@ socket, or never answer. Replies are scripted in a queue (one per request, in or
 
 Helpers build the wire format: ``completion`` / ``tool_call`` (a ``chat.completion`` body),
 ``chunk`` / ``usage_chunk`` (stream chunks), and the replies ``json_reply``,
-``error_reply``, ``raw_reply``, ``sse_reply``, ``hang``.
+``error_reply``, ``raw_reply``, ``sse_reply``, ``raw_sse``, ``trickle``, ``keepalives``,
+``hang``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import json
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -42,15 +43,24 @@ class Reply:
     ``"close"`` finishes the message properly (keeping the connection), ``"drop"`` closes
     the socket right after the parts (no terminating chunk), ``"stall"`` sends the parts and
     then neither ends the body nor closes, ``"hang"`` sends nothing at all. A stalled or
-    hanging reply waits until the client goes away or the server stops.
+    hanging reply waits until the client goes away or the server stops. ``forever``, when
+    set, is sent after the parts every ``delay`` seconds until the client goes away.
+    ``content_type=None`` sends no Content-Type; ``headers`` are added to the head.
     """
 
     status: int = 200
     parts: list[bytes] = field(default_factory=list)
-    content_type: str = "application/json"
+    content_type: str | None = "application/json"
     chunked: bool = False
     end: Literal["close", "drop", "stall", "hang"] = "close"
     delay: float = 0.0
+    forever: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def body(self) -> bytes:
+        """The body bytes the parts make (what a client reads when nothing goes wrong)."""
+        return b"".join(self.parts)
 
 
 ReplySource = Reply | Callable[[JSON], Reply]
@@ -100,6 +110,24 @@ def sse_reply(
         comment = f": keep-alive{newline}{newline}" if comments else ""
         parts.append(f"{comment}data: {data}{newline}{newline}".encode())
     return Reply(parts=parts, content_type="text/event-stream", chunked=True, end=end, delay=delay)
+
+
+def raw_sse(*parts: bytes | str, end: Literal["close", "drop", "stall"] = "close") -> Reply:
+    """A ``text/event-stream`` reply of exactly these bytes, one HTTP chunk per part."""
+    data = [part.encode() if isinstance(part, str) else part for part in parts]
+    return Reply(parts=data, content_type="text/event-stream", chunked=True, end=end)
+
+
+def trickle(reply: Reply, delay: float) -> Reply:
+    """``reply`` sent one byte at a time, ``delay`` seconds apart."""
+    body = reply.body
+    parts = [body[i : i + 1] for i in range(len(body))]
+    return replace(reply, parts=parts, delay=delay, chunked=True)
+
+
+def keepalives(reply: Reply, delay: float, comment: bytes = b": keep-alive\n\n") -> Reply:
+    """``reply``'s parts, then an SSE comment every ``delay`` seconds, never ending."""
+    return replace(reply, forever=comment, delay=delay, end="stall")
 
 
 def hang() -> Reply:
@@ -335,7 +363,7 @@ class WireServer:
         self.received.append(Received(method, path, headers, body))
         reply = self._next_reply(body)
         if reply.end != "hang":
-            await self._write(writer, reply)
+            await self._write(reader, writer, reply)
         if reply.end in ("hang", "stall"):
             await reader.read()  # until the client gives up
         return reply.end == "close"
@@ -346,9 +374,13 @@ class WireServer:
         source = self._replies.popleft()
         return source if isinstance(source, Reply) else source(json.loads(body))
 
-    async def _write(self, writer: asyncio.StreamWriter, reply: Reply) -> None:
+    async def _write(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: Reply
+    ) -> None:
         head = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}"]
-        head.append(f"Content-Type: {reply.content_type}")
+        if reply.content_type is not None:
+            head.append(f"Content-Type: {reply.content_type}")
+        head += [f"{name}: {value}" for name, value in reply.headers.items()]
         if reply.chunked:
             head.append("Transfer-Encoding: chunked")
         else:
@@ -362,10 +394,20 @@ class WireServer:
         if reply.chunked and reply.end == "close":
             writer.write(b"0\r\n\r\n")
         await writer.drain()
+        while reply.forever and not reader.at_eof():
+            await asyncio.sleep(reply.delay)
+            chunk = reply.forever
+            writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if reply.chunked else chunk)
+            await writer.drain()
 
 
 _REASONS = {
     200: "OK",
+    204: "No Content",
+    301: "Moved Permanently",
+    302: "Found",
+    307: "Temporary Redirect",
+    308: "Permanent Redirect",
     400: "Bad Request",
     401: "Unauthorized",
     404: "Not Found",
