@@ -381,9 +381,9 @@ class HookBus:
         this bus's registrations, signals and middleware; its chains are a snapshot.
         """
         view = copy.copy(self)
-        view._inherited = (ancestor,)
+        view._inherited = (*self._inherited, ancestor)  # a view of a view keeps both
         view._chains = {}
-        for event in {*self._registrations, *ancestor._chains}:
+        for event in {*self._registrations, *(e for a in view._inherited for e in a._chains)}:
             view._rebuild(event)
         return view
 

@@ -125,6 +125,9 @@ async def _prepare(run: Run, call: ToolCall, hot: bool, claimed: Agent | None) -
         await run.sink(ToolCallStart(call))
     flight = _resolve(run, call)
     if hot:
+        if flight.arguments is not None and _coerced(call.arguments, flight.arguments):
+            # hooks judge the arguments the tool will get: validated and coerced
+            flight.call = call = call.model_copy(update={"arguments": flight.arguments})
         flight.ctx = context(
             PreToolCallContext,
             run.base(),
@@ -141,6 +144,20 @@ async def _prepare(run: Run, call: ToolCall, hot: bool, claimed: Agent | None) -
     if flight.outcome is None and flight.tool is not None and flight.tool.handoff is not None:
         flight.outcome = await _handoff_refused(run, call, flight.tool.handoff, claimed)
     return flight
+
+
+def _coerced(given: dict[str, Any], validated: dict[str, Any]) -> bool:
+    """True when validation changed an argument (``"yes"`` → ``True``; ``1`` → ``True``
+    compares equal, so the types are compared too) or added a default."""
+    if len(given) != len(validated):
+        return True
+    for key, value in validated.items():
+        if key not in given:
+            return True
+        raw = given[key]
+        if type(raw) is not type(value) or raw != value:
+            return True
+    return False
 
 
 def _resolve(run: Run, call: ToolCall) -> _Call:
@@ -274,8 +291,11 @@ async def _finish(run: Run, flight: _Call, hot: bool) -> ToolOutcome:
 
 
 async def _handoff_gate(run: Run, target: Agent) -> Deny | None:
-    """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent."""
+    """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent.
+    The target's own guards judge both, beside the run's."""
     bus = run.bus
+    if target.has_own_bus and target.bus is not bus:
+        bus = bus.with_guards_of(target.bus)
     if "pre_handoff" in bus.listened:
         ctx = context(
             HandoffContext,
