@@ -186,9 +186,9 @@ class _TrackedSignal:
     def connect(self, receiver: Any, sender: Any = None, weak: bool = True) -> Any:
         import blinker
 
-        sender = blinker.ANY if sender is None else sender
-        result = self._signal.connect(receiver, sender, weak)
-        self._disposers.append(lambda: self._signal.disconnect(receiver, sender))
+        result = self._signal.connect(receiver, blinker.ANY if sender is None else sender, weak)
+        # for every sender: blinker keeps a receiver disconnected from one sender listed
+        self._disposers.append(lambda: self._signal.disconnect(receiver))
         return result
 
     def connect_via(self, sender: Any, weak: bool = False) -> Callable[[F], F]:
