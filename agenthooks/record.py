@@ -221,7 +221,7 @@ class Recorder:
             "error": data.get("error"),
             "denied": data.get("denied"),
         }
-        payload = self._redaction(payload, run_id)
+        payload = self._redaction.redact_record(record.type, payload, run_id)
         if record.type == "on_chat_end" and run_id is not None:
             self._redaction.forget(run_id)
         with self._lock:

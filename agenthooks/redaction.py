@@ -10,10 +10,15 @@ the run, whatever order the plugins were installed in. A plugin reaches a run wh
 installed on the bus the run fires on, on a parent's bus (a sub-agent with a bus of its own
 runs its parents' guards) or on a handoff target's bus.
 
+A streamed chunk is a piece of text: a secret split across two chunks matches no pattern in
+either. So while a redaction reaches a run, exporters leave the text of its
+``on_stream_chunk`` records out (``redact_record``); the whole text goes out redacted with
+``on_stream_end`` and ``on_response``.
+
 Writing an exporter: keep one ``ExportRedaction``, call ``watch(bus)`` from the plugin's
 ``setup(bus)`` (return what it returns, so removing the plugin undoes it), pass every
-exported value through ``redaction(value, run_id)``, and call ``forget(run_id)`` once the
-run's ``on_chat_end`` was exported.
+exported value through ``redaction(value, run_id)`` (an ``on_event`` record's texts through
+``redact_record``), and call ``forget(run_id)`` once the run's ``on_chat_end`` was exported.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from .bus import HookBus
+
+
+PIECEWISE_EVENTS = frozenset({"on_stream_chunk"})
+"""Events whose text is a piece of a whole: not exported while a redaction reaches the run."""
 
 
 @runtime_checkable
@@ -111,9 +120,23 @@ class ExportRedaction:
             value = plugin.redact_value(value)
         return value
 
+    def redact_record(
+        self, event: str, texts: dict[str, Any], run_id: str | None = None
+    ) -> dict[str, Any]:
+        """An ``on_event`` record's texts (``input``, ``output``, ``error``, ...) as an exporter
+        may export them: redacted, and left out (``None``) for the pieces of a stream."""
+        active = self.active(run_id)
+        if not active:
+            return texts
+        if event in PIECEWISE_EVENTS:
+            texts = dict.fromkeys(texts)
+        for plugin in active:
+            texts = plugin.redact_value(texts)
+        return texts
+
     def forget(self, run_id: str) -> None:
         """The run is over and exported: drop what was learned about it."""
         self._runs.pop(run_id, None)
 
 
-__all__ = ["ExportRedaction", "Redacting", "redactors"]
+__all__ = ["PIECEWISE_EVENTS", "ExportRedaction", "Redacting", "redactors"]

@@ -199,7 +199,8 @@ class StructlogPlugin:
             shown = {
                 k: v if isinstance(v, (bool, int, float)) else as_text(v) for k, v in texts.items()
             }
-            texts = self._redaction(shown, record.run_id)
+            texts = self._redaction.redact_record(record.type, shown, record.run_id)
+            texts = {k: v for k, v in texts.items() if v is not None}
         if "input" in texts:
             fields["input"] = field_value(texts["input"], n)
         if "output" in texts:
