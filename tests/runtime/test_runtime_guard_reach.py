@@ -4,7 +4,9 @@ before it on the path) judge the rest of the run."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field
 
 from agenthooks import (
     Agent,
@@ -171,3 +173,37 @@ async def test_a_stream_turns_gated_when_the_target_guards_post_agent() -> None:
     assert texts == ["handing ", "over", "checked answer"]
     assert isinstance(items[-1], FinalResponse)
     assert items[-1].response.content == "checked answer"
+
+
+CAPPED: list[Any] = []
+
+
+@tool
+def capped_pay(
+    amount: Annotated[float, Field(gt=0, le=100)],
+    to: Annotated[str, AfterValidator(str.lower)],
+) -> str:
+    """Pay at most 100."""
+    CAPPED.append((amount, to))
+    return "paid"
+
+
+async def test_annotated_constraints_of_a_tool_parameter_are_enforced_and_seen_by_hooks() -> None:
+    seen: list[dict[str, Any]] = []
+    model = ScriptedProvider(
+        [
+            calls(
+                ("capped_pay", {"amount": 1000, "to": "EVE"}),
+                ("capped_pay", {"amount": "50", "to": "Bob"}),
+            ),
+            "ok",
+        ]
+    )
+    agent = Agent("a", provider=model, tools=[capped_pay])
+    agent.on("pre_tool_call", lambda ctx: seen.append(dict(ctx.call.arguments)))
+    await agent.chat("pay")
+    assert CAPPED == [(50.0, "bob")]
+    assert seen == [{"amount": 50.0, "to": "bob"}]  # the invalid call never reaches pre_tool_call
+    assert model.requests[1].messages[-2].content == (
+        "invalid arguments for tool 'capped_pay': amount: Input should be less than or equal to 100"
+    )
