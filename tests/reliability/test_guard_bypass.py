@@ -43,6 +43,7 @@ from agenthooks import (
     ProviderResponse,
     Scope,
     ScriptedProvider,
+    TextDelta,
     Tool,
     ToolCall,
     tool,
@@ -634,7 +635,9 @@ STREAMING = [
 
 
 def streamed_outputs(items: list[Any]) -> list[Any]:
-    return [repr(item) for item in items]
+    """Each stream item, and the text deltas joined (a secret may span several)."""
+    joined = "".join(item.text for item in items if isinstance(item, TextDelta))
+    return [joined, *(repr(item) for item in items)]
 
 
 @pytest.mark.parametrize(
@@ -752,7 +755,8 @@ async def test_exporters(order: tuple[str, ...], mode: str, source: str) -> None
     assert spans.get_finished_spans() and log.getvalue() and recorder.records
     assert leaks(secret, *exported) == []
     if source != "user_message":  # the user's own message stays in history as written
-        assert leaks(secret, repr(items), repr(agent.history)) == []
+        outputs = streamed_outputs(items) if mode == "stream" else [repr(items)]
+        assert leaks(secret, *outputs, repr(agent.history)) == []
     check_transcript(agent.history)
     check_no_pending_tasks()
 
