@@ -77,7 +77,7 @@ class ExportRedaction:
     def watch(self, bus: HookBus) -> Callable[[], None]:
         """Follow ``bus`` (from the exporter's ``setup``): its redacting plugins, and those
         reaching each run that starts or hands over on it. Returns the undo."""
-        self._buses.append(bus)
+        self._buses.append(getattr(bus, "target", bus))  # the bus itself, not setup's view
         started = bus.signal("on_chat_start")
         handed = bus.signal("on_handoff")
         started.connect(self._learn)
@@ -86,8 +86,9 @@ class ExportRedaction:
         def undo() -> None:
             started.disconnect(self._learn)
             handed.disconnect(self._learn)
-            if bus in self._buses:
-                self._buses.remove(bus)
+            target = getattr(bus, "target", bus)
+            if target in self._buses:
+                self._buses.remove(target)
 
         return undo
 

@@ -107,3 +107,24 @@ async def test_without_a_redacting_plugin_records_keep_the_text() -> None:
     agent.use(recorder)
     await agent.chat("hi")
     assert SECRET in json.dumps(recorder.records)
+
+
+async def test_a_handoff_targets_redaction_reaches_the_runs_recorder() -> None:
+    """The recorder sits on the source's bus, the redaction on the target's own bus: from the
+    handoff on, the run fires with the target's guards, and the recorder learns of them."""
+    target = Agent("ops", provider=model(), tools=[lookup])
+    target.use(Mask())
+    target.on("on_message", lambda ctx: None)  # a redaction comes with hooks (Guard's guards)
+    source = Agent(
+        "front",
+        provider=ScriptedProvider(
+            [ProviderResponse(tool_calls=[ToolCall(id="h", name="transfer_to_ops", arguments={})])]
+        ),
+        handoffs=[target],
+    )
+    recorder = Recorder()
+    source.use(recorder)
+    await source.chat("go")
+    assert "on_handoff" in [r["type"] for r in recorder.records]
+    assert SECRET not in json.dumps(recorder.records)
+    assert "[MASKED]" in json.dumps(recorder.records)
