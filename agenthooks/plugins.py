@@ -11,23 +11,32 @@ A plugin is either
 
 ``bus.use(plugin)`` installs one and returns a disposer that removes everything it added.
 Installed packages advertise plugins in the ``agenthooks.plugins`` entry-point group.
+
+Mistakes fail loudly: a public method named like an event that does not exist
+(``on_tool_result``) is an error naming the closest event; a second plugin of one name on a
+bus is an error; a setup that raises leaves nothing behind (handlers, middleware, blinker
+receivers, nested plugins); two installed distributions that claim one entry-point name are
+an error naming both, and neither is loaded.
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import metadata
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import blinker
 import structlog
 
 from .bus.registry import Disposer
-from .errors import AgentHooksError, RegistrationError
-from .events.catalog import ALIASES, CATALOG
+from .errors import AgentHooksError, RegistrationError, UnknownEventError
+from .events.catalog import ALIASES, CATALOG, resolve
 
 if TYPE_CHECKING:
     from .bus import HookBus
@@ -49,6 +58,34 @@ class PluginError(AgentHooksError):
         self.error = error
         where = f" (distribution {distribution})" if distribution else ""
         super().__init__(f"plugin {name!r}{where} failed: {type(error).__name__}: {error}")
+
+
+class PluginConflictError(PluginError):
+    """Two installed distributions claim one plugin name: neither is loaded, since loading
+    either one would silently drop the other (a policy plugin replaced by an impostor)."""
+
+    def __init__(self, name: str, claims: list[metadata.EntryPoint]) -> None:
+        self.claims = claims
+        shown = " and ".join(_claim(ep) for ep in claims)
+        problem = RegistrationError(
+            f"{len(claims)} installed distributions claim the plugin name {name!r}: {shown}; "
+            f"neither is loaded. Uninstall the one you do not want, or switch the name off "
+            f"with {DISABLE_ENV}={name}"
+        )
+        super().__init__(name, ", ".join(_dist_name(ep) for ep in claims), problem)
+        self.args = (str(problem),)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _dist_name(ep: metadata.EntryPoint) -> str:
+    return ep.dist.name if ep.dist is not None else "an unknown distribution"
+
+
+def _claim(ep: metadata.EntryPoint) -> str:
+    version = f" {ep.dist.version}" if ep.dist is not None else ""
+    return f"{_dist_name(ep)}{version} ({ep.value})"
 
 
 @dataclass
@@ -121,6 +158,15 @@ class _Collecting:
         self.disposers.append(dispose)
         return dispose
 
+    def signal(self, event: str) -> _TrackedSignal:
+        """The bus's blinker signal, with every receiver connected through it remembered."""
+        return _TrackedSignal(self._bus.signal(event), self.disposers)
+
+    @property
+    def target(self) -> HookBus:
+        """The bus the plugin is being installed on."""
+        return self._bus
+
     def _keep(self, result: Any, event: str, how: str, options: dict[str, Any]) -> Any:
         if isinstance(result, Disposer):
             self.disposers.append(result)
@@ -136,11 +182,50 @@ class _Collecting:
         return getattr(self._bus, name)
 
 
+class _TrackedSignal:
+    """A blinker signal as a plugin's ``setup`` sees it: ``connect`` also records how to
+    disconnect, so removing the plugin (or a failed setup) disconnects its receivers."""
+
+    def __init__(self, signal: Any, disposers: list[Callable[[], None]]) -> None:
+        self._signal = signal
+        self._disposers = disposers
+
+    def connect(self, receiver: Any, sender: Any = None, weak: bool = False) -> Any:
+        result = self._signal.connect(receiver, blinker.ANY if sender is None else sender, weak)
+        # for every sender: blinker keeps a receiver disconnected from one sender listed
+        self._disposers.append(lambda: self._signal.disconnect(receiver))
+        return result
+
+    def connect_via(self, sender: Any, weak: bool = False) -> Callable[[F], F]:
+        def decorate(fn: F) -> F:
+            self.connect(fn, sender, weak)
+            return fn
+
+        return decorate
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._signal, name)
+
+
 def install(bus: HookBus, plugin: Any) -> Disposer:
-    """Install ``plugin`` on ``bus``; the disposer removes every handler and middleware it
-    added and calls the plugin's ``teardown()`` if it has one."""
+    """Install ``plugin`` on ``bus``; the disposer removes every handler, middleware and
+    blinker receiver it added and calls the plugin's ``teardown()`` if it has one.
+
+    A plugin whose name is installed on ``bus`` already is a ``RegistrationError`` (remove
+    the first, or give the second another name); a setup that raises leaves nothing behind.
+    """
+    from .bus import Disposer
+
     if inspect.isclass(plugin):
         plugin = plugin()
+    name = plugin_name(plugin)
+    existing = bus.plugins.get(name)
+    if existing is not None:
+        same = "this very plugin" if existing.plugin is plugin else repr(existing.plugin)
+        raise RegistrationError(
+            f"a plugin named {name!r} is installed on this bus already ({same}); remove it "
+            f"first (bus.plugins[{name!r}].dispose()) or give this one another name"
+        )
     collecting = _Collecting(bus)
     try:
         if inspect.isfunction(plugin) or isinstance(plugin, ModuleType):
@@ -160,7 +245,7 @@ def install(bus: HookBus, plugin: Any) -> Disposer:
         raise
     if callable(extra):
         collecting.disposers.append(extra)
-    info = PluginInfo(plugin_name(plugin), _version(plugin), None, plugin)
+    info = PluginInfo(name, _version(plugin), None, plugin)
     teardown = getattr(plugin, "teardown", None)
 
     def remove() -> None:
@@ -194,6 +279,8 @@ def _register_methods(bus: _Collecting, plugin: Any) -> None:
         if event not in CATALOG and event not in ALIASES:
             if marks is not None:
                 bus.on(event, method)  # raises UnknownEventError with suggestions
+            elif looks_like_event(attr):
+                raise _misnamed(plugin, attr)
             continue
         options = dict(defaults)
         options.update({k: v for k, v in (marks or {}).items() if k != "event" and v is not None})
@@ -208,6 +295,38 @@ def _register_methods(bus: _Collecting, plugin: Any) -> None:
             f"{plugin_name(plugin)!r} is neither Middleware nor a plugin: it has no method named "
             "after an event, no middleware and no setup(bus)"
         )
+
+
+_EVENTISH = re.compile(
+    r"^(?:(?:on|pre|post|before|after)_|(?:on|On|pre|Pre|post|Post|before|Before|after|After)[A-Z])"
+)
+_EVENT_NAMES = (*CATALOG, *ALIASES)
+
+
+def looks_like_event(name: str) -> bool:
+    """True for a method name that reads as an event (``on_…``, ``pre_…``, ``onToolEnd``,
+    ``BeforeRun``) or is one typo away from one: in a plugin, such a method that names no event
+    would be skipped in silence, so it is an error instead."""
+    if name in CATALOG or name in ALIASES:
+        return True
+    if _EVENTISH.match(name):
+        return True
+    return bool(difflib.get_close_matches(name, _EVENT_NAMES, n=1, cutoff=0.85))
+
+
+def _misnamed(plugin: Any, attr: str) -> UnknownEventError:
+    suggestions: list[str] = []
+    try:
+        resolve(attr)
+    except UnknownEventError as exc:
+        suggestions = exc.suggestions
+    hint = f"did you mean {suggestions[0]!r}? " if suggestions else ""
+    error = UnknownEventError(attr, suggestions)
+    error.args = (
+        f"plugin {plugin_name(plugin)!r}: method {attr!r} is named like an event, but there is "
+        f"no event {attr!r}; {hint}(a method that is not a hook: start its name with '_')",
+    )
+    return error
 
 
 def _version(plugin: Any) -> str | None:
@@ -229,10 +348,20 @@ def load_entry_point_plugins(
     bus: HookBus, names: Iterable[str] | None = None, *, strict: bool = False
 ) -> list[PluginInfo]:
     """Install entry-point plugins (all, or ``names``) on ``bus``; failures are logged and kept
-    in ``bus.plugin_errors`` unless ``strict``, which raises the first ``PluginError``."""
+    in ``bus.plugin_errors`` unless ``strict``, which raises the first ``PluginError``.
+
+    Two distributions that claim one name raise ``PluginConflictError`` whatever ``strict``
+    says: skipping both would fail open (no policy at all), loading one would be a guess."""
     wanted = None if names is None else set(names)
     off = disabled_names()
-    available = {ep.name: ep for ep in entry_points()}
+    claims: dict[str, list[metadata.EntryPoint]] = {}
+    for ep in entry_points():
+        claims.setdefault(ep.name, []).append(ep)
+    for name, eps in claims.items():
+        dists = {_dist_name(ep) for ep in eps}
+        if len(dists) > 1 and name not in off and (wanted is None or name in wanted):
+            raise PluginConflictError(name, sorted(eps, key=_dist_name))
+    available = {name: eps[0] for name, eps in claims.items()}
     if wanted is not None:
         for missing in sorted(wanted - set(available)):
             error = PluginError(
@@ -282,6 +411,7 @@ def _report(bus: HookBus, error: PluginError, strict: bool) -> None:
 __all__ = [
     "DISABLE_ENV",
     "ENTRY_POINT_GROUP",
+    "PluginConflictError",
     "PluginError",
     "PluginInfo",
     "disabled_names",
@@ -289,5 +419,6 @@ __all__ = [
     "hook",
     "install",
     "load_entry_point_plugins",
+    "looks_like_event",
     "plugin_name",
 ]

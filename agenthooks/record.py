@@ -31,6 +31,8 @@ from typing import IO, TYPE_CHECKING, Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from .redaction import ExportRedaction
+
 if TYPE_CHECKING:
     from .bus import Disposer, HookBus
     from .events.contexts import EventRecord
@@ -172,6 +174,7 @@ class Recorder:
         self._lock = threading.Lock()
         self._open: dict[tuple[str, str, Any], float] = {}
         self.closed = False
+        self._redaction = ExportRedaction()  # nothing leaves unredacted when a plugin redacts
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path else "memory" if self._stream is None else "stream"
@@ -182,9 +185,11 @@ class Recorder:
     def setup(self, bus: HookBus) -> Callable[[], None]:
         """Plugin hook: register the ``on_event`` handler; the returned undo flushes."""
         dispose = bus.on("on_event", self.write, priority=RECORDER_PRIORITY, errors="isolate")
+        unwatch = self._redaction.watch(bus)
 
         def undo() -> None:
             dispose()
+            unwatch()
             self.flush()
 
         return undo
@@ -209,6 +214,16 @@ class Recorder:
         """The ``on_event`` handler: serialize ``record`` and write it as one line."""
         mono = time.monotonic()
         data = record.__dict__
+        run_id = data.get("run_id")
+        payload = {
+            "input": to_jsonable(data.get("input")),
+            "output": to_jsonable(data.get("output")),
+            "error": data.get("error"),
+            "denied": data.get("denied"),
+        }
+        payload = self._redaction.redact_record(record.type, payload, run_id)
+        if record.type == "on_chat_end" and run_id is not None:
+            self._redaction.forget(run_id)
         with self._lock:
             if self.closed:
                 return
@@ -227,12 +242,12 @@ class Recorder:
                 "tool_call_id": data.get("tool_call_id"),
                 "tool_name": data.get("tool_name"),
                 "is_error": bool(data.get("is_error")),
-                "error": data.get("error"),
-                "denied": data.get("denied"),
+                "error": payload["error"],
+                "denied": payload["denied"],
                 "duration": self._duration(record, mono),
                 "usage": to_jsonable(data.get("usage")),
-                "input": to_jsonable(data.get("input")),
-                "output": to_jsonable(data.get("output")),
+                "input": payload["input"],
+                "output": payload["output"],
             }
             if self._stream is None:
                 self.records.append(line)

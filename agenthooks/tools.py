@@ -133,7 +133,7 @@ class Tool(Generic[F]):
 
 def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[str | None, type[BaseModel]]:
     try:
-        hints = get_type_hints(fn)
+        hints = get_type_hints(fn, include_extras=True)  # keep Annotated constraints
     except Exception:  # unresolvable forward refs: fall back to Any for each parameter
         hints = {}
     fields: dict[str, Any] = {}

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .._construct import context
+from ..bus import HookBus
 from ..decisions import Deny
 from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
 from ..messages import ToolCall
@@ -56,31 +57,37 @@ async def refuse_handoff(
 
 
 async def _gate(run: Run, target: Agent) -> Deny | None:
-    """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent."""
-    got = await run.fire(
-        "pre_handoff",
-        PreHandoffContext,
-        from_agent=run.agent.name,
-        to_agent=target.name,
-        short_circuit=None,
-    )
-    if isinstance(got, Deny):
-        return got
-    bus = run.bus
-    if "pre_agent" in bus.listened:
+    """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent.
+    The target's own guards judge both, beside the run's."""
+    bus = _with_guards_of(run.bus, target)
+    deny: Deny | None = None
+    if "pre_handoff" in bus.listened:
+        ctx = context(
+            PreHandoffContext,
+            run.base(),
+            from_agent=run.agent.name,
+            to_agent=target.name,
+            short_circuit=None,
+        )
+        deny = await bus.dispatch("pre_handoff", ctx)
+    if deny is None and "pre_agent" in bus.listened:
         base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}
         actx = context(PreAgentContext, base, input=run.input, response=None, short_circuit=None)
-        deny: Deny | None = await bus.dispatch("pre_agent", actx)
-        return deny
-    return None
+        deny = await bus.dispatch("pre_agent", actx)
+    return deny
+
+
+def _with_guards_of(bus: HookBus, agent: Agent) -> HookBus:
+    """``bus``, also running the guards of ``agent``'s own bus when it has one."""
+    if agent.has_own_bus and agent.bus is not bus:
+        return bus.with_guards_of(agent.bus)
+    return bus
 
 
 async def hand_over(run: Run, target: Agent) -> None:
-    """Switch the run to ``target`` and fire ``on_handoff``; the target's own guards join."""
+    """Switch the run to ``target`` and fire ``on_handoff``."""
     source = run.agent.name
-    if target.has_own_bus and target.bus is not run.bus:
-        run.bus = run.bus.with_guards_of(target.bus)
-    run.switch_to(target)
+    run.switch_to(target)  # the target's own guards join the run's bus
     await run.fire(
         "on_handoff",
         OnHandoffContext,

@@ -209,7 +209,12 @@ class Run:
         return ctx if deny is None else deny
 
     def switch_to(self, agent: Agent) -> None:
-        """A handoff: the rest of the run belongs to ``agent``."""
+        """A handoff: the rest of the run belongs to ``agent``. Its events still fire on the
+        run's bus, and the guards of ``agent``'s own bus run too (a stream turns gated when
+        they guard ``post_agent``)."""
+        if agent.has_own_bus and agent.bus is not self.bus:
+            self.bus = self.bus.with_guards_of(agent.bus)
+            self.gated = self.gated or bool(self.bus.guards("post_agent"))
         self.agent = agent
         self.branch = self.branch_of(agent)
         self._base = None

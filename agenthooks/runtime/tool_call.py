@@ -180,8 +180,22 @@ def resolve(flight: Flight) -> None:
             return
         raise
     flight.arguments = arguments
-    if arguments != call.arguments:
+    if _coerced(call.arguments, arguments):
         flight.call = build(ToolCall, id=call.id, name=call.name, arguments=arguments)
+
+
+def _coerced(given: dict[str, Any], validated: dict[str, Any]) -> bool:
+    """True when validation changed an argument (``"yes"`` → ``True``; ``1`` → ``True``
+    compares equal, so the types are compared too) or added a default."""
+    if len(given) != len(validated):
+        return True
+    for key, value in validated.items():
+        if key not in given:
+            return True
+        raw = given[key]
+        if type(raw) is not type(value) or raw != value:
+            return True
+    return False
 
 
 def _clip(text: str, limit: int = 200) -> str:

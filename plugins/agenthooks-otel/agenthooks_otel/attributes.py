@@ -8,9 +8,19 @@ that module is private and renamed between releases.
 from __future__ import annotations
 
 import json
+import traceback
+from collections.abc import Callable
 from typing import Any
 
 from agenthooks import ChatMessage, ProviderResponse
+
+Redact = Callable[[Any], Any]
+"""What content passes through before it becomes an attribute (``agenthooks.redaction``)."""
+
+
+def _same(value: Any) -> Any:
+    return value
+
 
 OPERATION = "gen_ai.operation.name"
 PROVIDER = "gen_ai.provider.name"
@@ -70,22 +80,32 @@ def _parts(message: ChatMessage) -> list[dict[str, Any]]:
     return parts
 
 
-def input_messages(messages: list[ChatMessage]) -> str:
+def input_messages(messages: list[ChatMessage], redact: Redact = _same) -> str:
     """``gen_ai.input.messages``: the conversation as the semantic conventions' JSON."""
-    return dumps([{"role": m.role, "parts": _parts(m)} for m in messages])
+    return dumps(redact([{"role": m.role, "parts": _parts(m)} for m in messages]))
 
 
-def output_messages(response: ProviderResponse) -> str:
+def output_messages(response: ProviderResponse, redact: Redact = _same) -> str:
     """``gen_ai.output.messages`` of a model call."""
     message = ChatMessage(
         role="assistant", content=response.content, tool_calls=list(response.tool_calls)
     )
     return dumps(
-        [{"role": "assistant", "parts": _parts(message), "finish_reason": response.finish_reason}]
+        redact(
+            [
+                {
+                    "role": "assistant",
+                    "parts": _parts(message),
+                    "finish_reason": response.finish_reason,
+                }
+            ]
+        )
     )
 
 
-def text_messages(role: str, content: str | None, finish_reason: str | None = None) -> str:
+def text_messages(
+    role: str, content: str | None, finish_reason: str | None = None, redact: Redact = _same
+) -> str:
     """One text message in the conventions' JSON (an agent run's input or final answer)."""
     message: dict[str, Any] = {
         "role": role,
@@ -93,12 +113,24 @@ def text_messages(role: str, content: str | None, finish_reason: str | None = No
     }
     if finish_reason is not None:
         message["finish_reason"] = finish_reason
-    return dumps([message])
+    return dumps(redact([message]))
 
 
-def system_instructions(system: str) -> str:
+def system_instructions(system: str, redact: Redact = _same) -> str:
     """``gen_ai.system_instructions``."""
-    return dumps([{"type": "text", "content": system}])
+    return dumps(redact([{"type": "text", "content": system}]))
+
+
+def exception_attributes(error: BaseException, redact: Redact) -> dict[str, str]:
+    """The ``exception.*`` event attributes of ``error``, redacted (its message, and the
+    traceback, which repeats the message)."""
+    return {
+        "exception.type": type(error).__qualname__,
+        "exception.message": str(redact(str(error))),
+        "exception.stacktrace": str(
+            redact("".join(traceback.format_exception(type(error), error, error.__traceback__)))
+        ),
+    }
 
 
 def error_type(error: object) -> str:

@@ -5,18 +5,24 @@ semantic conventions.
 Every handler is an observer registered first (highest priority, so no other handler's
 short-circuit or deny hides an event from it) with ``errors="isolate"``, and swallows its own
 exceptions: a broken exporter or tracer never changes a run.
+
+Captured content, error texts and deny reasons pass through the redaction of every redacting
+plugin that reaches the run (``agenthooks.redaction``), whatever order the plugins were
+installed in: no span carries text a redaction would have removed.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Tracer, TracerProvider
 
-from agenthooks import RunAborted
+from agenthooks import HookBus, RunAborted
 from agenthooks.events import (
     ChatAbortContext,
     ChatDoneContext,
@@ -34,6 +40,7 @@ from agenthooks.events import (
     ToolErrorContext,
     ToolResultContext,
 )
+from agenthooks.redaction import ExportRedaction
 
 from . import attributes as a
 from .middleware import SpanContextMiddleware
@@ -78,6 +85,15 @@ class OtelPlugin:
         # how a sub-agent's first event finds the parent's execute_tool span
         self._delegations: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self.middleware = [SpanContextMiddleware(self)]
+        self._redaction = ExportRedaction()
+
+    def setup(self, bus: HookBus) -> Callable[[], None]:
+        """Follow the redacting plugins that reach the bus's runs; returns the undo."""
+        return self._redaction.watch(bus)
+
+    def _redact(self, run_id: str) -> Callable[[Any], Any]:
+        """What run ``run_id``'s captured texts pass through before they become attributes."""
+        return partial(self._redaction, run_id=run_id)
 
     # lookups (also used by the middleware) -------------------------------------------------
 
@@ -119,7 +135,7 @@ class OtelPlugin:
             kind=SpanKind.INTERNAL,
             attributes=attrs,
         )
-        opened = self._agents[ctx.run_id] = OpenSpan(span)
+        opened = self._agents[ctx.run_id] = OpenSpan(span, redact=self._redact(ctx.run_id))
         return opened
 
     def _parent(self, ctx: EventContext, task: str | None) -> Context | None:
@@ -143,8 +159,8 @@ class OtelPlugin:
     @safe
     def on_chat_start(self, ctx: ChatStartContext) -> None:
         opened = self._agent(ctx, ctx.message)
-        if self.capture_content:
-            opened.span.set_attribute(a.INPUT_MESSAGES, a.text_messages("user", ctx.message))
+        if self.capture_content:  # set when the span ends, once the run's redaction is known
+            opened.input = ctx.message
 
     @safe
     def on_handoff(self, ctx: HandoffContext) -> None:
@@ -161,11 +177,12 @@ class OtelPlugin:
     def on_chat_error(self, ctx: ChatErrorContext) -> None:
         opened = self._agent(ctx)
         if ctx.error is not None:
-            opened.span.record_exception(ctx.error)
+            opened.record_exception(ctx.error)
 
     @safe
     def on_chat_abort(self, ctx: ChatAbortContext) -> None:
-        self._agent(ctx).span.set_attribute(a.ABORT_REASON, str(ctx.reason))
+        opened = self._agent(ctx)
+        opened.span.set_attribute(a.ABORT_REASON, str(opened.redact(str(ctx.reason))))
 
     @safe
     def on_chat_end(self, ctx: ChatEndContext) -> None:
@@ -197,6 +214,10 @@ class OtelPlugin:
         del self._agents[run_id]
         try:
             span = agent.span
+            if agent.input is not None:
+                span.set_attribute(
+                    a.INPUT_MESSAGES, a.text_messages("user", agent.input, redact=agent.redact)
+                )
             span.set_attribute(a.INPUT_TOKENS, ctx.usage.input_tokens)
             span.set_attribute(a.OUTPUT_TOKENS, ctx.usage.output_tokens)
             response = ctx.response
@@ -207,12 +228,18 @@ class OtelPlugin:
                 if self.capture_content:
                     span.set_attribute(
                         a.OUTPUT_MESSAGES,
-                        a.text_messages("assistant", response.content, response.finish_reason),
+                        a.text_messages(
+                            "assistant",
+                            response.content,
+                            response.finish_reason,
+                            redact=agent.redact,
+                        ),
                     )
             if error is not None:
                 agent.fail(a.error_type(error), "cancelled" if aborted else a.error_text(error))
         finally:
             agent.end()
+            self._redaction.forget(run_id)
 
     # model calls ---------------------------------------------------------------------------
 
@@ -239,7 +266,7 @@ class OtelPlugin:
             kind=SpanKind.CLIENT,
             attributes=attrs,
         )
-        self._chats[ctx.run_id] = opened = OpenSpan(span)
+        self._chats[ctx.run_id] = opened = OpenSpan(span, redact=self._redact(ctx.run_id))
         self._request_attributes(opened, ctx)
 
     def _request_attributes(
@@ -256,9 +283,12 @@ class OtelPlugin:
         if request.temperature is not None:
             span.set_attribute(a.REQUEST_TEMPERATURE, request.temperature)
         if self.capture_content:
-            span.set_attribute(a.INPUT_MESSAGES, a.input_messages(request.messages))
+            redact = opened.redact
+            span.set_attribute(a.INPUT_MESSAGES, a.input_messages(request.messages, redact))
             if request.system:
-                span.set_attribute(a.SYSTEM_INSTRUCTIONS, a.system_instructions(request.system))
+                span.set_attribute(
+                    a.SYSTEM_INSTRUCTIONS, a.system_instructions(request.system, redact)
+                )
 
     def _chat(self, ctx: ResponseContext | ModelErrorContext) -> OpenSpan:
         found = self._chats.get(ctx.run_id)
@@ -269,7 +299,7 @@ class OtelPlugin:
                 kind=SpanKind.CLIENT,
                 attributes={a.OPERATION: "chat", a.RUN_ID: ctx.run_id},
             )
-            found = self._chats[ctx.run_id] = OpenSpan(span)
+            found = self._chats[ctx.run_id] = OpenSpan(span, redact=self._redact(ctx.run_id))
         return found
 
     @safe
@@ -279,7 +309,7 @@ class OtelPlugin:
         opened.saw_error = True
         if ctx.error is not None:
             opened.fail(a.error_type(ctx.error), a.error_text(ctx.error))
-            opened.span.record_exception(ctx.error)
+            opened.record_exception(ctx.error)
         # the span stays open: a recovery's on_response, else the run's on_chat_end, ends it
 
     @safe
@@ -300,7 +330,7 @@ class OtelPlugin:
                 if isinstance(raw.get("id"), str):
                     span.set_attribute(a.RESPONSE_ID, raw["id"])
             if self.capture_content:
-                span.set_attribute(a.OUTPUT_MESSAGES, a.output_messages(response))
+                span.set_attribute(a.OUTPUT_MESSAGES, a.output_messages(response, opened.redact))
             if opened.saw_error:  # a hook recovered: the run got a response after all
                 span.set_attribute(a.RECOVERED, True)
                 opened.error_type = opened.error_text = None
@@ -323,15 +353,16 @@ class OtelPlugin:
         }
         if ctx.tool is not None and ctx.tool.description:
             attrs[a.TOOL_DESCRIPTION] = ctx.tool.description
+        redact = self._redact(ctx.run_id)
         if self.capture_content:
-            attrs[a.TOOL_ARGUMENTS] = a.dumps(ctx.call.arguments)
+            attrs[a.TOOL_ARGUMENTS] = a.dumps(redact(ctx.call.arguments))
         span = self._tracer.start_span(
             f"execute_tool {ctx.call.name}",
             context=trace.set_span_in_context(self._agent(ctx).span),
             kind=SpanKind.INTERNAL,
             attributes=attrs,
         )
-        found = self._tools[key] = OpenSpan(span)
+        found = self._tools[key] = OpenSpan(span, redact=redact)
         return found
 
     @safe
@@ -352,7 +383,7 @@ class OtelPlugin:
             return
         opened.fail(a.error_type(ctx.error), a.error_text(ctx.error))
         if isinstance(ctx.error, BaseException):
-            opened.span.record_exception(ctx.error)
+            opened.record_exception(ctx.error)
 
     @safe
     def on_message(self, ctx: MessageContext) -> None:
@@ -380,7 +411,7 @@ class OtelPlugin:
         del self._tools[key]
         try:
             if self.capture_content and not message.is_error:
-                opened.span.set_attribute(a.TOOL_RESULT, text)
+                opened.span.set_attribute(a.TOOL_RESULT, str(opened.redact(text)))
         finally:
             opened.end()
 

@@ -16,7 +16,7 @@ from typing import Any
 import structlog
 from opentelemetry.trace import Span, Status, StatusCode
 
-from .attributes import DENIED, DENIED_REASON, DENIED_TYPE, ERROR_TYPE
+from .attributes import DENIED, DENIED_REASON, DENIED_TYPE, ERROR_TYPE, exception_attributes
 
 log = structlog.get_logger("agenthooks_otel")
 
@@ -42,9 +42,14 @@ def safe(fn: Callable[..., None]) -> Callable[..., None]:
     return handler
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
 @dataclass(eq=False)
 class OpenSpan:
-    """A started span and what the events so far said about its outcome."""
+    """A started span and what the events so far said about its outcome; ``redact`` is what
+    the texts of that outcome pass through (the run's export redaction)."""
 
     span: Span
     error_type: str | None = None
@@ -52,6 +57,16 @@ class OpenSpan:
     denied: str | None = None
     saw_result: bool = False
     saw_error: bool = False
+    redact: Callable[[Any], Any] = _same
+    input: str | None = None
+    """The run's input message, captured when the span ends (when its redaction is known)."""
+
+    def record_exception(self, error: BaseException) -> None:
+        """``span.record_exception``, with the message and the traceback redacted."""
+        if self.redact is _same:
+            self.span.record_exception(error)
+        else:
+            self.span.record_exception(error, attributes=exception_attributes(error, self.redact))
 
     def fail(self, error_type: str, text: str) -> None:
         """Remember a failure; applied when the span ends."""
@@ -67,10 +82,11 @@ class OpenSpan:
         try:
             if self.denied is not None:
                 self.span.set_attribute(DENIED, True)
-                self.span.set_attribute(DENIED_REASON, self.denied)
+                self.span.set_attribute(DENIED_REASON, self.redact(self.denied))
             if self.error_type is not None:
                 self.span.set_attribute(ERROR_TYPE, self.error_type)
-                self.span.set_status(Status(StatusCode.ERROR, self.error_text))
+                text = None if self.error_text is None else self.redact(self.error_text)
+                self.span.set_status(Status(StatusCode.ERROR, text))
         finally:
             self.span.end()
 

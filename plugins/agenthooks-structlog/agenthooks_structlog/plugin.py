@@ -9,10 +9,11 @@ from typing import IO, Any, TextIO, cast
 import structlog
 
 from agenthooks.events import EventRecord
+from agenthooks.redaction import ExportRedaction
 
 from .errors import StructlogConfigError
 from .options import DEFAULT_LEVELS, LEVELS, env_names, from_environment, validate
-from .render import clip, field_value
+from .render import as_text, clip, field_value
 
 CONTEXT_FIELDS = (
     "run_id",
@@ -38,7 +39,10 @@ class StructlogPlugin:
     ``tool_call_id`` (those that are set) are bound with ``structlog.contextvars`` for the
     duration of the log call; the payload fields are ``tool_name``, ``input``, ``output``,
     ``error``, ``denied``, ``duration``, ``is_error`` (only when true) and, on
-    ``on_chat_end``, ``usage``. Text payloads are cut to ``max_chars`` characters each.
+    ``on_chat_end``, ``usage``. Text payloads are cut to ``max_chars`` characters each, after
+    the redaction of every redacting plugin that reaches the run (``agenthooks.redaction``):
+    no line carries text a redaction would have removed, whatever order the plugins were
+    installed in.
 
     - ``renderer``: ``"console"`` (default) or ``"json"``, for the plugin's own logger, which
       writes to ``file`` (a path or a text stream; default ``sys.stderr``) and drops lines
@@ -112,6 +116,7 @@ class StructlogPlugin:
                         "applies to the plugin's own logger only; "
                         "with logger= your logger's configuration renders and filters",
                     )
+        self._redaction = ExportRedaction()
         self.levels: dict[str, str] = dict(options.levels)
         self.max_chars = options.max_chars
         self.events = options.events
@@ -137,8 +142,19 @@ class StructlogPlugin:
         self._min_rank = _RANK[min_name]
         self.logger = own_logger(self.renderer, min_name, stream)
 
+    def setup(self, bus: Any) -> Any:
+        """Follow the redacting plugins that reach the bus's runs; returns the undo."""
+        return self._redaction.watch(bus)
+
     def on_event(self, record: EventRecord) -> None:
         """Log one event record (see the class docstring for the fields)."""
+        try:
+            self._log(record)
+        finally:
+            if record.type == "on_chat_end":
+                self._redaction.forget(record.run_id)
+
+    def _log(self, record: EventRecord) -> None:
         if self.events is not None and record.type not in self.events:
             return
         level = self.level_of(record)
@@ -169,16 +185,32 @@ class StructlogPlugin:
         fields: dict[str, Any] = {}
         if record.tool_name is not None:
             fields["tool_name"] = record.tool_name
-        if record.input is not None:
-            fields["input"] = field_value(record.input, n)
-        if record.output is not None:
-            fields["output"] = field_value(record.output, n)
+        texts = {
+            k: v
+            for k, v in (
+                ("input", record.input),
+                ("output", record.output),
+                ("error", record.error),
+                ("denied", record.denied),
+            )
+            if v is not None
+        }
+        if texts and self._redaction.active(record.run_id):  # redact whole, then clip
+            shown = {
+                k: v if isinstance(v, (bool, int, float)) else as_text(v) for k, v in texts.items()
+            }
+            texts = self._redaction.redact_record(record.type, shown, record.run_id)
+            texts = {k: v for k, v in texts.items() if v is not None}
+        if "input" in texts:
+            fields["input"] = field_value(texts["input"], n)
+        if "output" in texts:
+            fields["output"] = field_value(texts["output"], n)
         if record.is_error:
             fields["is_error"] = True
-        if record.error is not None:
-            fields["error"] = clip(record.error, n)
-        if record.denied is not None:
-            fields["denied"] = clip(record.denied, n)
+        if "error" in texts:
+            fields["error"] = clip(texts["error"], n)
+        if "denied" in texts:
+            fields["denied"] = clip(texts["denied"], n)
         if record.duration is not None:
             fields["duration"] = record.duration
         if record.type == "on_chat_end":

@@ -4,16 +4,28 @@ A rule's ``args`` is a nested mapping: argument name → either a value (shortha
 ``equals``) or a table of operators; a table whose keys are not operators goes one level
 deeper into a nested argument (``args.options.force.equals = true``). Every condition of a
 rule must hold. A condition on an argument the call does not carry does not hold.
+
+Conditions judge the arguments the tool will receive: validated and coerced by the tool's
+signature (``"yes"`` is ``True`` for a ``bool``), then seen as plain data by ``plain``
+(models and dataclasses as mappings, enums as their values, paths as strings).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import enum
 import json
+import math
 import re
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import PurePath
 from typing import Any
+
+from pydantic import BaseModel
 
 from .errors import PolicyEvaluationError
 from .where import Where, describe
@@ -63,6 +75,29 @@ class Condition:
         return _TESTS[self.op](value, self.operand, self)
 
 
+def plain(value: Any) -> Any:
+    """``value`` as the plain data conditions compare: a pydantic model or a dataclass as a
+    dict of its fields, an enum as its value, a path or a UUID as its string, a set or a tuple
+    as a list; everything inside converted the same way."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, enum.Enum):
+        return plain(value.value)
+    if isinstance(value, BaseModel):
+        fields = {name: plain(getattr(value, name)) for name in type(value).model_fields}
+        fields.update({k: plain(v) for k, v in (value.model_extra or {}).items()})
+        return fields
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [plain(v) for v in value]
+    if isinstance(value, (PurePath, uuid.UUID)):
+        return str(value)
+    return value
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
@@ -70,17 +105,20 @@ def _text(value: Any) -> str:
 
 
 def _number(value: Any, cond: Condition) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
+    number: float | None = None
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             pass
-    raise PolicyEvaluationError(
-        f"policy condition {cond} cannot be checked: args.{'.'.join(cond.path)} is "
-        f"{describe(value)}, not a number"
-    )
+    if number is None or math.isnan(number):  # NaN compares False both ways: fail closed
+        raise PolicyEvaluationError(
+            f"policy condition {cond} cannot be checked: args.{'.'.join(cond.path)} is "
+            f"{describe(value)}, not a number"
+        )
+    return number
 
 
 def _starts(value: Any, prefixes: tuple[str, ...], cond: Condition) -> bool:
@@ -196,4 +234,4 @@ def _condition(path: tuple[str, ...], op: str, operand: Any, where: Where) -> Co
     return Condition(path, op, operand)
 
 
-__all__ = ["OPERATORS", "Condition", "compile_conditions"]
+__all__ = ["OPERATORS", "Condition", "compile_conditions", "plain"]

@@ -14,30 +14,28 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from agenthooks import Deny, ToolCall
+from agenthooks.errors import ToolValidationError
 from agenthooks.plugins import PluginError
 
+from .conditions import plain
 from .config import POLICY_ENV, load_policy, parse_policy, policy_from_env
 from .errors import GuardConfigError
+from .outputs import RedactionHooks
 from .policy import Approver, Policy, Rule
 
 if TYPE_CHECKING:
     import os
 
     from agenthooks import HookBus
-    from agenthooks.events import (
-        ChatStartContext,
-        PreRequestContext,
-        PreToolCallContext,
-        ResponseContext,
-        ToolResultContext,
-        UserMessageContext,
-    )
-
-    from .redact import Redactor
+    from agenthooks.events import ChatStartContext, PreToolCallContext, UserMessageContext
 
 log = structlog.get_logger("agenthooks_guard")
 
 DISTRIBUTION = "agenthooks-guard"
+
+CANCEL_GRACE = 1.0
+"""Seconds a timed-out approver gets to finish after its cancellation (its answer is ignored:
+the timeout has denied already)."""
 
 
 class Guard:
@@ -111,14 +109,20 @@ class Guard:
                 )
         if policy.input is not None:
             bus.on("on_user_message", self._check_input, guard=True)
-        redact = policy.redact
-        if redact is not None:
-            if "tool_results" in redact.targets:
-                bus.on("on_tool_call_result", self._redact_result, guard=True)
-            if "requests" in redact.targets:
-                bus.on("pre_request", self._redact_request, guard=True)
-            if "responses" in redact.targets:
-                bus.on("on_response", self._redact_response, guard=True)
+        if policy.redact is not None:
+            RedactionHooks(policy.redact).install(bus)
+
+    # redaction for exporters (agenthooks.redaction) ------------------------------------------
+
+    @property
+    def redacts(self) -> bool:
+        """True when the policy redacts: exporters then redact what they export with it."""
+        return self.config_error is None and self.policy.redact is not None
+
+    def redact_value(self, value: Any) -> Any:
+        """``value`` with every string inside it redacted (itself when nothing matched)."""
+        redactor = self.policy.redact
+        return value if redactor is None else redactor.redact_value(value)
 
     def _lock_down(self, bus: HookBus, error: GuardConfigError) -> None:
         reason = (
@@ -141,7 +145,23 @@ class Guard:
 
     async def _check_tool(self, ctx: PreToolCallContext) -> Deny | None:
         call = ctx.call
-        rule, action = self.policy.decide(call)
+        tool = ctx.tool
+        if tool is not None and tool.name != call.name:  # judge the tool that will run
+            call = call.model_copy(update={"name": tool.name})
+
+        def arguments() -> dict[str, Any]:
+            """The arguments the tool will receive: validated and coerced (an ordinary
+            handler's ``{"call"}`` is validated only after the guards), as plain data."""
+            given = ctx.call.arguments
+            if tool is not None:
+                try:
+                    given = tool.validate(given)
+                except ToolValidationError:
+                    pass  # the tool will not run: its validation error answers the call
+            judged: dict[str, Any] = plain(given)
+            return judged
+
+        rule, action = self.policy.decide(call, arguments)
         if action == "allow":
             return None
         if action == "deny":
@@ -167,7 +187,7 @@ class Guard:
         try:
             verdict: Any = approver(call, ctx)
             if inspect.isawaitable(verdict):
-                verdict = await asyncio.wait_for(verdict, timeout)
+                verdict = await _within(verdict, timeout, call.name)
         except (asyncio.TimeoutError, TimeoutError):
             log.warning(
                 "guard_approval_timeout", tool=call.name, timeout=timeout, run_id=ctx.run_id
@@ -208,43 +228,29 @@ class Guard:
         reason = self.policy.input.check(ctx.message)
         return None if reason is None else Deny(reason)
 
-    # redaction ------------------------------------------------------------------------------
 
-    @property
-    def _redactor(self) -> Redactor:
-        redactor = self.policy.redact
-        assert redactor is not None
-        return redactor
-
-    def _redact_result(self, ctx: ToolResultContext) -> dict[str, Any] | None:
-        result = ctx.result
-        redacted = self._redactor.redact_value(result)
-        return None if redacted is result else {"result": redacted}
-
-    def _redact_request(self, ctx: PreRequestContext) -> dict[str, Any] | None:
-        redactor = self._redactor
-        request = ctx.request
-        messages = []
-        changed = False
-        for message in request.messages:
-            if message.content:
-                content = redactor.redact(message.content)
-                if content != message.content:
-                    message = message.model_copy(update={"content": content})
-                    changed = True
-            messages.append(message)
-        if not changed:
-            return None
-        return {"request": request.model_copy(update={"messages": messages})}
-
-    def _redact_response(self, ctx: ResponseContext) -> dict[str, Any] | None:
-        response = ctx.response
-        if not response.content:
-            return None
-        content = self._redactor.redact(response.content)
-        if content == response.content:
-            return None
-        return {"response": response.model_copy(update={"content": content})}
+async def _within(awaitable: Any, timeout: float, tool: str) -> Any:
+    """The approver's answer, or ``TimeoutError`` once ``timeout`` has passed, whatever the
+    approver does then: one that swallows its cancellation and answers ``True`` is too late."""
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except BaseException:  # the run itself was cancelled while waiting
+        task.cancel()
+        raise
+    if task in done:
+        if task.cancelled():  # cancelled by someone else: no answer is no approval
+            return Deny(f'Tool call "{tool}" was denied: the approver was cancelled')
+        return task.result()
+    task.cancel()
+    finished, _ = await asyncio.wait({task}, timeout=CANCEL_GRACE)
+    if task in finished:
+        if not task.cancelled() and task.exception() is None:
+            log.warning("guard_approver_ignored_cancel", tool=tool, late_answer=repr(task.result()))
+    else:
+        log.warning("guard_approver_still_running", tool=tool, grace=CANCEL_GRACE)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    raise TimeoutError
 
 
 __all__ = ["DISTRIBUTION", "Guard"]

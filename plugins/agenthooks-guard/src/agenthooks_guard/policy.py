@@ -128,6 +128,10 @@ class Rule:
         """True when this rule applies to ``call`` (its tool and every argument condition)."""
         return self._matches(call.name) and all(c.holds(call.arguments) for c in self.conditions)
 
+    def matches_tool(self, name: str) -> bool:
+        """True when this rule's ``tool`` matches the tool called ``name``."""
+        return self._matches(name)
+
     def __repr__(self) -> str:
         label = f"name={self.name!r}, " if self.name else ""
         return f"Rule({label}tool={self.tool!r}, action={self.action!r})"
@@ -232,11 +236,23 @@ class Policy:
         """False when no tool call could be refused (no rule, default ``allow``)."""
         return bool(self.rules) or self.default != "allow"
 
-    def decide(self, call: ToolCall) -> tuple[Rule | None, Action]:
-        """The first rule matching ``call`` and its action, else ``(None, default)``."""
+    def decide(
+        self, call: ToolCall, arguments: Callable[[], Mapping[str, Any]] | None = None
+    ) -> tuple[Rule | None, Action]:
+        """The first rule matching ``call`` and its action, else ``(None, default)``.
+
+        ``arguments`` (called at most once, and only when a rule for this tool has argument
+        conditions) gives the arguments the conditions judge; default: ``call.arguments``."""
+        judged: Mapping[str, Any] | None = None
         for rule in self.rules:
-            if rule.matches(call):
-                return rule, rule.action
+            if not rule.matches_tool(call.name):
+                continue
+            if rule.conditions:
+                if judged is None:
+                    judged = arguments() if arguments is not None else call.arguments
+                if not all(c.holds(judged) for c in rule.conditions):
+                    continue
+            return rule, rule.action
         return None, self.default
 
     def __repr__(self) -> str:
