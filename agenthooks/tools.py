@@ -12,6 +12,7 @@ import inspect
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, get_type_hints, overload
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -68,7 +69,6 @@ class Tool(Generic[F]):
         self.context_param, self.args_model = _arguments_model(fn, self.name)
         self.parameters = self.args_model.model_json_schema()
         self.parameters.pop("title", None)
-        self._schema: dict[str, Any] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -76,12 +76,10 @@ class Tool(Generic[F]):
     def __repr__(self) -> str:
         return f"Tool({self.name!r})"
 
-    @property
+    @cached_property
     def schema(self) -> dict[str, Any]:
         """The OpenAI-style function schema offered to the provider."""
-        if self._schema is None:
-            self._schema = self._build_schema()
-        return self._schema
+        return self._build_schema()
 
     def _build_schema(self) -> dict[str, Any]:
         return {

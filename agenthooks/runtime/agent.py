@@ -168,6 +168,9 @@ class Agent:
     def stacks_on(self, bus: HookBus) -> CallStacks:
         """The composed model and tool calls of this agent on ``bus``, built when the bus's
         registrations or this agent's middleware changed (kept for the agent's own bus)."""
+        stacks = self.call_stacks
+        if stacks is not None and stacks.current(bus, self):
+            return stacks
         stacks = CallStacks(bus, self)
         if bus is self.bus:
             self.call_stacks = stacks

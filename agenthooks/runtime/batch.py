@@ -95,10 +95,13 @@ async def run_tool_batch(run: Run, calls: list[ToolCall]) -> bool:
             run.serial = None
     else:
         batch = Batch(run, None)
-        outcomes = [await tool_call(run, call, batch, i) for i, call in enumerate(calls)]
+        outcomes = []
+        for i, call in enumerate(calls):
+            outcomes.append(await tool_call(run, call, batch, i))
     # the batch's first allowed handoff, once every call has its tool message: the calls of
     # one assistant message belong to the agent that made them
     target: Agent | None = claimed_handoff(batch.flights)
+    batch.flights.clear()  # a flight points at its batch: no cycle is left for the collector
     if target is not None:
         await hand_over(run, target)
     return bool(outcomes) and all(o.terminate for o in outcomes)

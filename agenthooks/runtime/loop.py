@@ -53,14 +53,18 @@ async def run_turns(run: Run) -> Ended:
         agent = run.agent
         run.iteration = run.turns
         await run.fire("on_loop_start", LoopStartContext)
-        over = over_budget(run)
-        if over is not None:
-            await stop(run, "max_budget")
-            raise BudgetExceeded(over, run.new_messages)
+        if run.capped:
+            over = over_budget(run)
+            if over is not None:
+                await stop(run, "max_budget")
+                raise BudgetExceeded(over, run.new_messages)
         messages = run.messages
-        got = await run.fire("transform_context", TransformContextContext, messages=list(messages))
-        if isinstance(got, TransformContextContext):
-            messages = got.messages
+        if "transform_context" in run.bus.listened:  # the copy is made only for a listener
+            got = await run.fire(
+                "transform_context", TransformContextContext, messages=list(messages)
+            )
+            if isinstance(got, TransformContextContext):
+                messages = got.messages
         request = provider_request(
             run.model or "",
             agent.instructions,

@@ -28,6 +28,16 @@ Sink = Callable[["StreamEvent"], Awaitable[None]]
 C = TypeVar("C", bound=EventContext)
 
 
+class _Nothing:
+    """An awaitable that is done at once with ``None`` (no coroutine to make and run)."""
+
+    __slots__ = ()
+    __await__ = staticmethod(iter(()).__iter__)
+
+
+NOTHING: Awaitable[Any] = _Nothing()  # type: ignore[assignment]
+
+
 class HookTurn:
     """One handler chain of a run at a time, while its tools run in parallel: events fired
     from inside those tools (memory, sub-agent events) and the batch's after-events wait for
@@ -88,6 +98,7 @@ class Run:
         "input",
         "memory",
         "caps",
+        "capped",
         "serial",
         "_base",
         "_stacks",
@@ -132,6 +143,8 @@ class Run:
         self.caps: tuple[Agent, ...] = (agent,)
         """Every agent whose budget bounds this run: the one it started with and each handoff
         target."""
+        self.capped: bool = _has_cap(agent) or (parent is not None and parent.capped)
+        """True when a budget bounds this run or a run above it (the check runs each turn)."""
         self.serial: HookTurn | None = None
         """Set while tools of this run run in parallel: its handler chains then take turns."""
 
@@ -193,14 +206,17 @@ class Run:
             }
         return base
 
-    async def fire(self, event: str, cls: type[C], /, **values: Any) -> C | Deny | None:
+    def fire(self, event: str, cls: type[C], /, **values: Any) -> Awaitable[C | Deny | None]:
         """Fire ``event`` when anyone listens: build its context from the run's common fields
         and ``values``, dispatch it, and return the context as the handlers left it, or the
-        ``Deny`` that refused the step; ``None`` when nobody listens."""
+        ``Deny`` that refused the step; ``None`` when nobody listens (at the cost of a set
+        lookup: no coroutine is made then)."""
+        if event not in self.bus.listened:
+            return NOTHING
+        return self._fire(event, context(cls, self.base(), **values))
+
+    async def _fire(self, event: str, ctx: C) -> C | Deny | None:
         bus = self.bus
-        if event not in bus.listened:
-            return None
-        ctx = context(cls, self.base(), **values)
         if self.serial is None:
             deny = await bus.dispatch(event, ctx)
         else:
@@ -222,14 +238,15 @@ class Run:
         self.provider = agent.provider
         if agent not in self.caps:
             self.caps += (agent,)
+            self.capped = self.capped or _has_cap(agent)
         if agent.memory is not None:
             self.memory = agent.memory.bind(self)
 
-    async def commit(self, message: ChatMessage) -> None:
-        """Append ``message`` to history and the working transcript, then ``on_message``."""
+    def commit(self, message: ChatMessage) -> Awaitable[Any]:
+        """Append ``message`` to history and the working transcript, then ``on_message``
+        (await the result)."""
         self.append(message)
-        if "on_message" in self.bus.listened:
-            await self.fire("on_message", MessageContext, message=message)
+        return self.fire("on_message", MessageContext, message=message)
 
     def append(self, message: ChatMessage) -> None:
         """``commit`` without the event."""
@@ -263,6 +280,10 @@ class Run:
         """Pass a stream item to the consumer of ``chat_stream()``, if there is one."""
         if self.sink is not None:
             await self.sink(item)
+
+
+def _has_cap(agent: Agent) -> bool:
+    return agent.max_total_tokens is not None or agent.max_cost is not None
 
 
 COMMON = tuple(EventContext.model_fields)

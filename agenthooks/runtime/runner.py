@@ -72,11 +72,12 @@ async def _body(run: Run, message: str) -> AgentResponse:
         reason = await session.gate(run)
         if reason is not None:
             return await _denied(run, reason)
-    got = await run.fire(
-        "on_chat_start", ChatStartContext, message=message, tools=run.agent.scopes.names()
-    )
-    if isinstance(got, Deny):
-        return await _denied(run, got.text())
+    if "on_chat_start" in run.bus.listened:  # the tool names are listed only for a listener
+        got = await run.fire(
+            "on_chat_start", ChatStartContext, message=message, tools=run.agent.scopes.names()
+        )
+        if isinstance(got, Deny):
+            return await _denied(run, got.text())
     user = await run.fire("on_user_message", UserMessageContext, message=message)
     if isinstance(user, Deny):
         return await _denied(run, user.text())

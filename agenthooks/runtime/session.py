@@ -53,11 +53,12 @@ class Session:
         """``on_session_start`` on the first chat; the deny reason that ends this chat, if any."""
         if not self._started:
             self._started = True
-            got = await run.fire(
-                "on_session_start", SessionStartContext, tools=run.agent.scopes.names()
-            )
-            if isinstance(got, Deny):
-                self.denied = got.text()
+            if "on_session_start" in run.bus.listened:  # tool names only for a listener
+                got = await run.fire(
+                    "on_session_start", SessionStartContext, tools=run.agent.scopes.names()
+                )
+                if isinstance(got, Deny):
+                    self.denied = got.text()
         return self.denied
 
     def _run(self, signal: asyncio.Event | None, gated: bool = False) -> Run:

@@ -393,8 +393,9 @@ def start(flight: Flight) -> Any:
     return tool.invoke(flight.arguments, context)
 
 
-async def _commit(run: Run, call: ToolCall, outcome: ToolOutcome) -> None:
-    """The call's one tool message (and its ``ToolCallEnd`` for a stream)."""
+def _commit(run: Run, call: ToolCall, outcome: ToolOutcome) -> Awaitable[Any]:
+    """The call's one tool message; await the result for its ``on_message`` (and its
+    ``ToolCallEnd`` for a stream)."""
     result = outcome.result
     if outcome.error is None:
         kind = type(result)
@@ -424,11 +425,15 @@ async def _commit(run: Run, call: ToolCall, outcome: ToolOutcome) -> None:
     run.messages.append(message)
     run.new_messages.append(message)
     run.open_calls.pop(call.id, None)
-    if "on_message" in run.bus.listened:
-        await run.fire("on_message", MessageContext, message=message)
-    if run.sink is not None:
-        end = ToolCallEnd(call, error=text) if is_error else ToolCallEnd(call, result=result)
-        await run.sink(end)
+    if run.sink is None:
+        return run.fire("on_message", MessageContext, message=message)
+    end = ToolCallEnd(call, error=text) if is_error else ToolCallEnd(call, result=result)
+    return _then_send(run, run.fire("on_message", MessageContext, message=message), end)
+
+
+async def _then_send(run: Run, first: Awaitable[Any], end: ToolCallEnd) -> None:
+    await first
+    await run.sink(end)  # type: ignore[misc]
 
 
 def _model(cls: type[M], data: dict[str, Any]) -> M:
