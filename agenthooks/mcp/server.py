@@ -45,6 +45,9 @@ class BaseMCPServer:
     ``connect_timeout`` bounds the start, handshake and tool listing.
     """
 
+    unreachable = "could not be reached"
+    """How a failed connect reads in its error (``MCPServerStdio``: "could not be started")."""
+
     def __init__(self, *, name: str | None, connect_timeout: float) -> None:
         if name is not None and (not isinstance(name, str) or not name):
             raise RegistrationError(f"an MCP server's name must be a non-empty string, got {name!r}")
@@ -114,15 +117,15 @@ class BaseMCPServer:
         try:
             specs = await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
         except (asyncio.TimeoutError, TimeoutError):
-            await self._abandon()
+            await self._abandon(ready)
             raise MCPConnectionError(
                 f"MCP server {self.display!r} did not answer within {self.connect_timeout:g} s"
             ) from None
         except BaseException as exc:
-            await self._abandon()
+            await self._abandon(ready)
             if isinstance(exc, Exception):
                 raise MCPConnectionError(
-                    f"MCP server {self.display!r} could not be started: {_describe(exc)}"
+                    f"MCP server {self.display!r} {self.unreachable}: {_describe(exc)}"
                 ) from exc
             raise
         self.tools = [MCPTool(self, spec) for spec in specs]
@@ -138,15 +141,16 @@ class BaseMCPServer:
                     ready.set_result(specs)
                 await stop.wait()
         except BaseException as exc:
-            if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else MCPServerError("stopped"))
             if not isinstance(exc, Exception):
+                ready.cancel()
                 raise
+            if not ready.done():
+                ready.set_exception(exc)
             # a failure after the connection was up: the calls already report it
         finally:
             self._client = None
 
-    async def _abandon(self) -> None:
+    async def _abandon(self, ready: asyncio.Future[Any]) -> None:
         """Stop a connection that never became ready (its owner task leaves the client, which
         ends the subprocess or the HTTP session)."""
         task = self._task
@@ -154,6 +158,8 @@ class BaseMCPServer:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         self._task = self._stop = None
+        if ready.done() and not ready.cancelled():
+            ready.exception()  # retrieved: the caller reports the failure its own way
 
     async def close(self) -> None:
         """Close the connection and wait until it is gone (the subprocess too); a no-op when it
@@ -213,6 +219,8 @@ class MCPServerStdio(BaseMCPServer):
     inherited environment (PATH, HOME, ...); ``cwd`` is the subprocess's working directory.
     The subprocess's stderr is this process's.
     """
+
+    unreachable = "could not be started"
 
     def __init__(
         self,
