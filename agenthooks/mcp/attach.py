@@ -54,21 +54,26 @@ async def _connect(agent: Agent, server: BaseMCPServer) -> None:
             await _unregister(agent, server)
         await server.connect()
         name = server.scope_name
-        problem = None
-        if name in agent.scopes:
-            problem = f"agent {agent.name!r} already has a scope {name!r}; pass name= to the server"
-        for tool in server.tools:
-            found = agent.scopes.lookup(tool.name)
-            if found is not None:
-                problem = (
-                    f"MCP server {server.display!r} offers a tool {tool.name!r} that agent "
-                    f"{agent.name!r} already has (scope {found[1].name!r})"
-                )
+        problem = _clash(agent, server, name)
         if problem is not None:
             await server.close()
             raise RegistrationError(problem)
         server.scope = Scope(name, server.tools)
         await agent.scopes.register(server.scope)
+
+
+def _clash(agent: Agent, server: BaseMCPServer, name: str) -> str | None:
+    """Why the server's scope cannot join the agent's (its name, or a tool name, is taken)."""
+    if name in agent.scopes:
+        return f"agent {agent.name!r} already has a scope {name!r}; pass name= to the server"
+    for tool in server.tools:
+        found = agent.scopes.lookup(tool.name)
+        if found is not None:
+            return (
+                f"MCP server {server.display!r} offers a tool {tool.name!r} that agent "
+                f"{agent.name!r} already has (scope {found[1].name!r})"
+            )
+    return None
 
 
 async def close_servers(agent: Agent, seen: set[int] | None = None) -> None:

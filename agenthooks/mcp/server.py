@@ -50,7 +50,9 @@ class BaseMCPServer:
 
     def __init__(self, *, name: str | None, connect_timeout: float) -> None:
         if name is not None and (not isinstance(name, str) or not name):
-            raise RegistrationError(f"an MCP server's name must be a non-empty string, got {name!r}")
+            raise RegistrationError(
+                f"an MCP server's name must be a non-empty string, got {name!r}"
+            )
         if connect_timeout <= 0:
             raise RegistrationError(f"connect_timeout must be positive, got {connect_timeout}")
         self.name = name

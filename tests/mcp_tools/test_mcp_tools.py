@@ -61,7 +61,12 @@ async def test_a_call_reaches_the_server_and_the_model_reads_its_text(
     weather: StdioWeather,
 ) -> None:
     agent = make_agent(
-        [call("forecast", city="Oslo", days=2), call("alerts", region="North"), call("double", x=4), "done"],
+        [
+            call("forecast", city="Oslo", days=2),
+            call("alerts", region="North"),
+            call("double", x=4),
+            "done",
+        ],
         tools=[double],
         mcp_servers=[weather.server()],
     )
@@ -90,7 +95,11 @@ async def test_bad_arguments_are_an_error_naming_the_argument_and_never_reach_th
         await agent.chat("weather?")
     assert tool_messages(agent) == [
         ("forecast", "invalid arguments for tool 'forecast': 'city' is a required property", True),
-        ("forecast", "invalid arguments for tool 'forecast': days: 'two' is not of type 'integer'", True),
+        (
+            "forecast",
+            "invalid arguments for tool 'forecast': days: 'two' is not of type 'integer'",
+            True,
+        ),
     ]
     assert weather.calls() == []
 
@@ -162,7 +171,9 @@ async def test_an_argument_rewrite_is_what_the_server_receives_and_is_checked_ag
 
     def rewrite(ctx: Any) -> Any:
         if ctx.call.name == "forecast":
-            return {"call": ctx.call.model_copy(update={"arguments": {"city": "Bergen", "days": 3}})}
+            return {
+                "call": ctx.call.model_copy(update={"arguments": {"city": "Bergen", "days": 3}})
+            }
         return {"call": ctx.call.model_copy(update={"arguments": {"area": "North"}})}
 
     agent.on("pre_tool_call", rewrite)
