@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import aclosing
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..bus import Disposer, ErrorPolicy, HookBus, Matcher
@@ -24,6 +25,7 @@ from .subagents import subagent_tool
 
 if TYPE_CHECKING:
     from ..events.typed import OnMethod
+    from ..mcp.server import BaseMCPServer
 
 DEFAULT_MAX_TURNS = 25
 
@@ -58,6 +60,7 @@ class Agent:
         memory: Memory | None = None,
         description: str | None = None,
         abort_timeout: float = 5.0,
+        mcp_servers: Sequence[BaseMCPServer] = (),
     ) -> None:
         if not name or not isinstance(name, str):
             raise RegistrationError(f"an agent needs a name, got {name!r}")
@@ -95,6 +98,15 @@ class Agent:
             self.scopes.add(Scope("sub_agents", [subagent_tool(a) for a in self.sub_agents]))
         if self.handoffs:
             self.scopes.add(Scope("handoffs", [_handoff_tool(a) for a in self.handoffs]))
+        self.mcp_servers: list[BaseMCPServer] = []
+        if mcp_servers:
+            from ..mcp.attach import claim
+
+            self.mcp_servers = [claim(self, server) for server in mcp_servers]
+        # a run connects servers first when this agent or one it can hand off to has some
+        self._connect_on_run: bool = bool(self.mcp_servers) or any(
+            h._connect_on_run for h in self.handoffs
+        )
         self._history: list[ChatMessage] = []
         self._lock = asyncio.Lock()
 
@@ -176,6 +188,38 @@ class Agent:
             self.call_stacks = stacks
         return stacks
 
+    # MCP servers --------------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        """Connect the MCP servers not connected yet (of this agent and of the agents it hands
+        off to), each firing ``on_scope_register``. Runs do it themselves before their first
+        event; call it to start the servers earlier. A server that cannot be started raises
+        ``MCPConnectionError`` naming it."""
+        if self._connect_on_run:
+            from ..mcp.attach import connect_servers
+
+            await connect_servers(self)
+
+    async def aclose(self) -> None:
+        """Close the MCP servers of this agent, its sub-agents and its handoff targets, each
+        firing ``on_scope_unregister``; their subprocesses are gone when it returns. Closing
+        again is a no-op; a later run connects them anew."""
+        if _has_servers(self, set()):
+            from ..mcp.attach import close_servers
+
+            await close_servers(self)
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
     # running ------------------------------------------------------------------------------
 
     def _gated(self, gated: bool) -> bool:
@@ -217,6 +261,16 @@ class Agent:
             f"agent {self.name!r}: chat_sync() cannot run inside a running event loop; "
             "use `await agent.chat(message)` there"
         )
+
+
+def _has_servers(agent: Agent, seen: set[int]) -> bool:
+    """True when ``agent``, a sub-agent or a handoff target (at any depth) has MCP servers."""
+    seen.add(id(agent))
+    return bool(agent.mcp_servers) or any(
+        _has_servers(other, seen)
+        for other in [*agent.sub_agents, *agent.handoffs]
+        if id(other) not in seen
+    )
 
 
 def _handoff_tool(agent: Agent) -> Tool[Any]:

@@ -46,6 +46,8 @@ model's view)."""
 
 async def execute_run(run: Run, message: str) -> AgentResponse:
     """Run ``run`` on the user ``message``; ends with exactly one terminal event."""
+    if run.agent._connect_on_run:  # MCP servers start before the run's first event
+        await run.agent.connect()
     started = time.perf_counter()
     try:
         if run.signal is None:

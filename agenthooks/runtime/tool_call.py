@@ -19,7 +19,13 @@ from pydantic import BaseModel, ValidationError
 
 from .._construct import build, set_dict, set_extra, set_fields, set_private
 from ..bus import HookBus
-from ..errors import DisabledToolError, ToolValidationError, UnknownToolError, ends_run
+from ..errors import (
+    AgentHooksError,
+    DisabledToolError,
+    ToolValidationError,
+    UnknownToolError,
+    ends_run,
+)
 from ..events.contexts import (
     MessageContext,
     PreToolCallContext,
@@ -62,11 +68,13 @@ class ToolOutcome:
         return self.error is not None
 
     def error_text(self) -> str:
-        """The error as the model reads it; a tool's own exception with its type."""
+        """The error as the model reads it: a tool's own exception with its type
+        (``FileNotFoundError: /tmp/a.txt``); agenthooks' own errors are worded for the model
+        already."""
         err = self.error
         if isinstance(err, BaseException):
             text = str(err)
-            if self.source == "handler":
+            if self.source == "handler" and not isinstance(err, AgentHooksError):
                 return f"{type(err).__name__}: {text}" if text else type(err).__name__
             return text or type(err).__name__
         return str(err)

@@ -7,6 +7,11 @@ Each vector becomes one ``agent.chat(input)``: a ``ScriptedProvider`` replays th
 model script, each scripted tool is a tool that logs its invocations, and the interceptors
 reach the run only through ``bus.use(AgentHooksSpec(...))``, on the production dispatch path.
 The harness never calls the emitter; it reads the records the spec's record sink collected.
+
+A vector whose model streams (``respond.stream``: the segments, ``stream_truncated``: the
+stream is cut before its response) runs as ``agent.chat_stream(input)`` on a provider that
+streams exactly those segments, under incremental output (``incremental.py``); the text the
+consumer received is ``released``.
 """
 
 from __future__ import annotations
@@ -29,10 +34,22 @@ from agent_hooks import (
 )
 from agent_hooks.ctk import redact_paths
 from agent_hooks.ctk.harness import Capability, RunOutcome, RunRecord, Scenario, ToolSpec
+from agent_hooks.ctk.runner import load_vectors
 
-from agenthooks import Agent, ProviderResponse, ScriptedProvider, Tool, ToolCall
+from agenthooks import (
+    Agent,
+    FinalResponse,
+    ProviderResponse,
+    ScriptedProvider,
+    StreamDelta,
+    TextDelta,
+    Tool,
+    ToolCall,
+)
+from agenthooks.messages import ProviderRequest
 from agenthooks.tools import serialize_result
 
+from .incremental import EXPOSURE_BOUND
 from .plugin import AgentHooksSpec
 
 
@@ -87,6 +104,8 @@ class AgenthooksHarness:
             Capability.HOST_DECLARATION,  # AgentHooksSpec.from_declaration(document, registry)
         }
     )
+    incremental = False
+    """Whether streamed vectors run under incremental output (``IncrementalHarness``)."""
     tool_seam_host_error = "continue"  # a tool deny is an error the model reads; the run goes on
 
     def __init__(self) -> None:
@@ -94,14 +113,19 @@ class AgenthooksHarness:
         self._spec: AgentHooksSpec | None = None
         self._records: list[InterceptionRecord] = []
         self._tool_log: list[dict[str, Any]] = []
+        self.released: str | None = None
+        """What a streamed run's consumer received (None for a run that was not streamed)."""
+        self.persisted: list[str] = []
+        """The contents of the agent's history after the run."""
 
     # the Harness protocol -----------------------------------------------------------------
 
     def host_surface(self) -> HostSurface:
         """The code surface a declaration is resolved against."""
-        return HostSurface.from_capabilities(
+        surface = HostSurface.from_capabilities(
             sorted(c.value for c in self.capabilities), self.tool_seam_host_error
         )
+        return surface.with_exposure_bound(EXPOSURE_BOUND) if self.incremental else surface
 
     def declaration(self) -> dict[str, Any]:
         """agenthooks' host declaration document; the CTK reads the claimed surface from it."""
@@ -124,6 +148,7 @@ class AgenthooksHarness:
             composition=composition,
             resolver=resolver,
             record_sink=self._records.append,
+            incremental_output=self.incremental,
         )
         if identity_provider == "ctk-fault":
 
@@ -153,15 +178,20 @@ class AgenthooksHarness:
         scenario = self._scenario
         if scenario.input.get("role", "user") != "user":
             raise NotImplementedError("agenthooks takes the input as a user message")
+        streams = _streams(scenario) if self.incremental else None
+        provider = ScriptedProvider(_script(scenario)) if streams is None else None
         agent = Agent(
             "ctk-agent",
-            provider=ScriptedProvider(_script(scenario)),
+            provider=provider or SegmentProvider(_script(scenario), streams or []),
             tools=[LoggingTool(t, self._tool_log) for t in scenario.tools.values()],
         )
         outcome, final, error = RunOutcome.COMPLETED, None, None
         with agent.bus.use(self._spec):
             try:
-                response = await agent.chat(scenario.input["content"])
+                if streams is None:
+                    response = await agent.chat(scenario.input["content"])
+                else:
+                    response = await self._streamed(agent, scenario.input["content"])
             except Exception as exc:
                 outcome, error = RunOutcome.ERROR, f"{type(exc).__name__}: {exc}"
             else:
@@ -169,6 +199,7 @@ class AgenthooksHarness:
                     outcome = RunOutcome.BLOCKED
                 else:
                     final = response.content
+        self.persisted = [m.content or "" for m in agent.history]
         return RunRecord(
             outcome=outcome,
             final_output=final,
@@ -178,9 +209,91 @@ class AgenthooksHarness:
             records=[r.to_wire() for r in self._records],
         )
 
+    async def _streamed(self, agent: Agent, message: str) -> Any:
+        """``chat_stream``: the text released to the consumer, and the final response."""
+        self.released = ""
+        async for item in agent.chat_stream(message):
+            if isinstance(item, TextDelta):
+                self.released += item.text
+            elif isinstance(item, FinalResponse):
+                return item.response
+        raise AssertionError("the stream ended without its final response")
+
     def teardown(self) -> None:
         """Forget the vector."""
         self._scenario = self._spec = None
+
+
+class IncrementalHarness(AgenthooksHarness):
+    """The harness of agenthooks configured for incremental output: ``AgentHooksSpec(...,
+    incremental_output=True)`` and a declaration with ``buffered_output: false`` and the
+    exposure bound. Streamed vectors run as ``chat_stream``; ``released`` is what the consumer
+    received and ``persisted`` what the history kept."""
+
+    name = "agenthooks-incremental"
+    capabilities: ClassVar[frozenset[Capability]] = AgenthooksHarness.capabilities | {
+        Capability.INCREMENTAL_OUTPUT
+    }
+    incremental = True
+
+    def declaration(self) -> dict[str, Any]:
+        """The host declaration with incremental output."""
+        return incremental_declaration()
+
+
+def incremental_declaration() -> dict[str, Any]:
+    """agenthooks' host declaration for incremental output: ``incremental_output``,
+    ``buffered_output: false`` and the exposure bound it enforces."""
+    document = host_declaration()
+    surface = document["surface"]
+    surface["capabilities"] = sorted([*surface["capabilities"], "incremental_output"])
+    surface["buffered_output"] = False
+    surface["exposure_bound"] = EXPOSURE_BOUND
+    return document
+
+
+class SegmentProvider:
+    """Streams each scripted response as exactly the vector's segments; a truncated stream
+    stops after its segments, without the response (a cut stream)."""
+
+    def __init__(self, script: list[ProviderResponse], streams: list[dict[str, Any]]) -> None:
+        self.script = list(script)
+        self.streams = list(streams)
+        self.name = "ctk-segments"
+
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        return self.script.pop(0)
+
+    async def stream(self, request: ProviderRequest) -> Any:
+        response = self.script.pop(0)
+        plan = self.streams.pop(0) if self.streams else {}
+        for text in plan.get("stream") or ([response.content] if response.content else []):
+            yield StreamDelta(text)
+        if not plan.get("stream_truncated", False):
+            yield response
+
+
+_VECTORS: list[dict[str, Any]] | None = None
+
+
+def _streams(scenario: Scenario) -> list[dict[str, Any]] | None:
+    """The ``stream`` / ``stream_truncated`` of each scripted response, when the vector streams.
+
+    agent-hooks-sdk 0.1.0b3's ``Scenario`` keeps only a response's content, tool calls and
+    finish reason, so they are read from the packaged vector the scenario was loaded from."""
+    global _VECTORS
+    if _VECTORS is None:
+        _VECTORS = load_vectors()
+    for vector in _VECTORS:
+        raw = vector["scenario"]
+        steps = [m["respond"] for m in raw.get("model_script", [])]
+        if not any("stream" in step for step in steps):
+            continue
+        if Scenario.from_wire(raw) == scenario:
+            return [
+                {k: step[k] for k in ("stream", "stream_truncated") if k in step} for step in steps
+            ]
+    return None
 
 
 def _script(scenario: Scenario) -> list[ProviderResponse]:
@@ -197,4 +310,12 @@ def _script(scenario: Scenario) -> list[ProviderResponse]:
     ]
 
 
-__all__ = ["AgenthooksHarness", "LoggingTool", "ScriptedToolError", "host_declaration"]
+__all__ = [
+    "AgenthooksHarness",
+    "IncrementalHarness",
+    "LoggingTool",
+    "ScriptedToolError",
+    "SegmentProvider",
+    "host_declaration",
+    "incremental_declaration",
+]

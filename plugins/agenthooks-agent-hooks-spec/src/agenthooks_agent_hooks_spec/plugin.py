@@ -59,6 +59,7 @@ from agenthooks.events import (
 )
 
 from . import projection as p
+from .incremental import IncrementalOutput, segment_wire, self_deny
 
 FRAMEWORK = "agenthooks"
 """``agent.framework`` of every context."""
@@ -109,6 +110,7 @@ class AgentHooksSpec:
         timeout: float | None = DEFAULT_TIMEOUT,
         record_sink: Callable[[InterceptionRecord], None] | None = None,
         emitter: InterceptionEmitter | None = None,
+        incremental_output: bool = False,
     ) -> None:
         named = _named(interceptors)
         if emitter is None:
@@ -137,6 +139,11 @@ class AgentHooksSpec:
         self._sessions: dict[str, _Session] = {}
         self._run_keys: dict[str, str] = {}  # run id -> key of its session in _sessions
         self._roots: set[str] = set()  # runs whose input, output (and lifecycle) are emitted
+        self.incremental_output = incremental_output
+        """Streamed model calls are mediated segment by segment (``incremental.py``)."""
+        self.middleware = [IncrementalOutput(self)] if incremental_output else []
+        # run id -> the outcome a mediated stream settled, for its on_response
+        self._streamed: dict[str, Deny | None] = {}
 
     @classmethod
     def from_declaration(
@@ -147,10 +154,14 @@ class AgentHooksSpec:
         record_sink: Callable[[InterceptionRecord], None] | None = None,
     ) -> AgentHooksSpec:
         """An ``AgentHooksSpec`` whose emitter is built from a host declaration ``document``
-        (a dict) through the SDK's loader; a refused document raises ``DeclarationError``."""
+        (a dict) through the SDK's loader; a refused document raises ``DeclarationError``.
+        A document declaring ``buffered_output: false`` turns on incremental output."""
+        surface = document.get("surface") if isinstance(document, dict) else None
+        buffered = surface.get("buffered_output", True) if isinstance(surface, dict) else True
         return cls(
             emitter=InterceptionEmitter.from_declaration_value(document, registry),
             record_sink=record_sink,
+            incremental_output=buffered is False,
         )
 
     @property
@@ -169,11 +180,17 @@ class AgentHooksSpec:
             ("pre_tool_call", self._on_pre_tool_call),
             ("on_tool_call_result", self._on_tool_result),
             ("on_tool_call_error", self._on_tool_error),
-            ("post_agent", self._on_post_agent),
             ("on_chat_end", self._on_chat_end),
             ("on_session_close", self._on_session_close),
         ):
             bus.on(event, handler, guard=True)
+        if self.incremental_output:
+            # post_model_call verdicts gate what a stream releases (§12.1 exception): a guard on
+            # post_agent would hold the whole answer back, so output runs last of the
+            # ordinary handlers instead
+            bus.on("post_agent", self._on_post_agent, priority=-(10**9))
+        else:
+            bus.on("post_agent", self._on_post_agent, guard=True)
 
     # agent_startup / agent_shutdown --------------------------------------------------------
 
@@ -285,11 +302,15 @@ class AgentHooksSpec:
         )
 
     async def _on_response(self, ctx: ResponseContext) -> Any:
-        response = ctx.response
+        if ctx.run_id in self._streamed:  # a mediated stream emitted and settled it already
+            return self._streamed.pop(ctx.run_id)
+        return await self._post_model_call(ctx, ctx.response)
+
+    async def _post_model_call(
+        self, ctx: ResponseContext | PreRequestContext, response: Any
+    ) -> Any:
         state = self._state(ctx)
-        model_id = (state.models.get(ctx.run_id) if state is not None else None) or (
-            ctx.request.model
-        )
+        model_id = self._model_id(ctx, state)
 
         def build(b: AgentContextBuilder) -> AgentContext:
             wire = p.response_to_wire(response)
@@ -308,6 +329,47 @@ class AgentHooksSpec:
             lambda c: c["response"],
             lambda v: {"response": p.response_from_wire(response, v)},
         )
+
+    def _model_id(self, ctx: ResponseContext | PreRequestContext, state: _Session | None) -> str:
+        return (state.models.get(ctx.run_id) if state is not None else None) or ctx.request.model
+
+    # incremental output (incremental.py) ------------------------------------------------------
+
+    async def segment(self, ctx: PreRequestContext, text: str) -> Deny | None:
+        """``post_model_call`` on the text streamed so far (``finish_reason: incremental``):
+        None releases it, a ``Deny`` withholds it and the rest."""
+        state = self._state(ctx)
+        if state is None:
+            return self._failed(None, InterceptionPoint.POST_MODEL_CALL, "no session for the run")
+        try:
+            wire = segment_wire(self, state, ctx, self._model_id(ctx, state), text)
+        except p.ProjectionError as exc:
+            return self._failed(state, InterceptionPoint.POST_MODEL_CALL, str(exc))
+        before = p.fingerprint(wire["response"])
+        record = await self.emitter.emit_unchecked(wire)
+        if not record.proceeds:
+            return _deny(record)
+        if p.fingerprint(wire["response"]) != before:
+            return Deny(
+                "host_error:streaming_unsupported: a streamed segment cannot be transformed"
+            )
+        return None
+
+    def residue(self, ctx: PreRequestContext, text: str, detail: str | None = None) -> Deny:
+        """Text no emission allowed (a cut stream's tail): denied and recorded as such."""
+        state = self._state(ctx)
+        if state is None:
+            return Deny("host_error:streaming_unsupported")
+        wire = segment_wire(self, state, ctx, self._model_id(ctx, state), text)
+        return self_deny(self, wire, detail)
+
+    async def final(self, ctx: PreRequestContext, response: Any) -> Any:
+        """``post_model_call`` on the whole streamed response (its last segment's cover)."""
+        return await self._post_model_call(ctx, response)
+
+    def settled(self, ctx: PreRequestContext, outcome: Deny | None) -> None:
+        """What ``on_response`` answers for this run's mediated call."""
+        self._streamed[ctx.run_id] = outcome
 
     # tool calls -------------------------------------------------------------------------------
 

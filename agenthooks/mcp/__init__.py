@@ -1,0 +1,22 @@
+"""MCP servers as tools: ``Agent(..., mcp_servers=[MCPServerStdio(...), MCPServerHTTP(...)])``.
+
+Needs the ``mcp`` extra (``pip install 'agenthooks[mcp]'``). A server's tools are offered to
+the model under their own names and input schemas, beside the local tools, and every tool
+event fires for them as for local tools. Servers connect at the first run that needs them,
+each as a scope named after it (``on_scope_register``), and close on ``await agent.aclose()``
+or at the end of ``async with agent:`` (``on_scope_unregister``).
+"""
+
+from .errors import MCPConnectionError, MCPServerError, MCPToolError
+from .server import BaseMCPServer, MCPServerHTTP, MCPServerStdio
+from .tool import MCPTool
+
+__all__ = [
+    "BaseMCPServer",
+    "MCPConnectionError",
+    "MCPServerError",
+    "MCPServerHTTP",
+    "MCPServerStdio",
+    "MCPTool",
+    "MCPToolError",
+]
