@@ -94,20 +94,27 @@ def message_summary(messages: list[ChatMessage]) -> list[tuple[Any, ...]]:
 
 
 async def drive(
-    session: Session, message: str, probe: Probe, *, stream: bool, on_start: Any = None
+    session: Session,
+    message: str,
+    probe: Probe,
+    *,
+    stream: bool,
+    on_start: Any = None,
+    signal: asyncio.Event | None = None,
 ) -> Outcome:
     """Run one ``chat()`` / ``chat_stream()`` of ``session`` to its outcome.
 
     ``on_start(task)`` (optional) gets the task that runs the call (the cancellation tests
-    cancel it). Tasks left behind after the call returned are counted and cancelled.
+    cancel it); ``signal`` is the run's abort signal. Tasks left behind after the call
+    returned are counted and cancelled.
     """
     before = asyncio.all_tasks()
     items: list[Any] = []
 
     async def call() -> AgentResponse | None:
         if not stream:
-            return await session.chat(message)
-        async with aclosing(session.chat_stream(message)) as events:
+            return await session.chat(message, signal=signal)
+        async with aclosing(session.chat_stream(message, signal=signal)) as events:
             async for item in events:
                 items.append(item)
         final = [i for i in items if isinstance(i, FinalResponse)]

@@ -175,14 +175,13 @@ def top_terminals(events: list[Emission]) -> list[Emission]:
 
 def generate(stream: bool, counts: dict[str, int]) -> list[Case]:
     """Every case of one mode, from the emission counts of its baseline run."""
+    # on_event records faulted under make test (every record under make soak)
     records = {
         "on_chat_done",
         "on_chat_end",
         "on_session_end",
-        "pre_tool_call",
         "on_message",
         "on_memory_write",
-        "on_subagent_stop",
         "on_stream_chunk",
     }
     mixes = [(f, p) for f in ("value", "keep") for p in ("raise", "isolate", "guard")]
@@ -195,7 +194,7 @@ def generate(stream: bool, counts: dict[str, int]) -> list[Case]:
     for target, count in sorted(counts.items()):
         if target in STREAM_EVENTS and not stream:
             continue
-        occurrences = scale(sorted({1, min(2, count), count}), list(range(1, count + 1)))
+        occurrences = scale(sorted({1, count}), list(range(1, count + 1)))
         for via_record in (False, True):
             if via_record and not (target in records or scale(False, True)):
                 continue
