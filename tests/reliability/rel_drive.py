@@ -15,6 +15,8 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import Phase
+
 from agenthooks import (
     Agent,
     AgentResponse,
@@ -34,9 +36,17 @@ SOAK = os.environ.get("AGENTHOOKS_SOAK", "") not in ("", "0")
 IDLE = 3000  # loop iterations without progress that mean a run is stuck
 
 
-def scale(default: int, soak: int) -> int:
+def scale(default: Any, soak: Any) -> Any:
     """``default`` under ``make test``, ``soak`` under ``make soak`` (AGENTHOOKS_SOAK=1)."""
     return soak if SOAK else default
+
+
+# hypothesis: shrinking a failure costs many runs, so make test reports the first failing
+# example as found and make soak shrinks it to a minimal one
+PHASES = scale(
+    (Phase.explicit, Phase.reuse, Phase.generate),
+    (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
+)
 
 
 @dataclass

@@ -30,7 +30,7 @@ from agenthooks import (
     tool,
 )
 
-from rel_drive import drive, invariant_problems, scale
+from rel_drive import PHASES, drive, invariant_problems, scale
 from rel_probe import Probe
 from rel_scenario import calls, turn_of
 
@@ -199,6 +199,7 @@ kinds_strategy = st.lists(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     database=None,
+    phases=PHASES,
 )
 @given(kinds=kinds_strategy, initial=st.lists(st.integers(0, POOL - 1), min_size=1, max_size=6))
 def test_registration_during_dispatch_never_disturbs_the_emission_in_progress(

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agenthooks import (
@@ -38,7 +38,7 @@ from agenthooks import (
     tool,
 )
 
-from rel_drive import drive, invariant_problems, scale
+from rel_drive import PHASES, drive, invariant_problems, scale
 from rel_probe import Probe
 
 _PROVIDERS = str(Path(__file__).resolve().parent.parent / "providers")
@@ -58,12 +58,6 @@ from wire_server import (  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
 RECEIVED: list[dict[str, Any]] = []
-# shrinking a failure costs many runs: make test reports the first failing example as found,
-# make soak shrinks it to a minimal one
-PHASES = scale(
-    (Phase.explicit, Phase.reuse, Phase.generate),
-    (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
-)
 
 
 @tool
