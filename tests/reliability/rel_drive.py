@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import Phase
+from rel_probe import OVERLAP, Probe, run_problems, transcript_problems
+from rel_tally import Problem
 
 from agenthooks import (
     Agent,
@@ -28,9 +29,6 @@ from agenthooks import (
     TextDelta,
     ToolCallEnd,
 )
-
-from rel_probe import OVERLAP, Probe, run_problems, transcript_problems
-from rel_tally import Problem
 
 SOAK = os.environ.get("AGENTHOOKS_SOAK", "") not in ("", "0")
 IDLE = 3000  # loop iterations without progress that mean a run is stuck
@@ -141,7 +139,9 @@ async def drive(
     if hung:
         return Outcome("hung", items=items, leftover_tasks=leftover)
     if task.cancelled():
-        return Outcome("error", error=asyncio.CancelledError(), items=items, leftover_tasks=leftover)
+        return Outcome(
+            "error", error=asyncio.CancelledError(), items=items, leftover_tasks=leftover
+        )
     error = task.exception()
     if error is not None:
         return Outcome("error", error=error, items=items, leftover_tasks=leftover)

@@ -17,15 +17,17 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from agenthooks import BadReturnError, Deny, StopRun
-
 from rel_drive import Outcome, drive, invariant_problems, scale
 from rel_probe import TERMINAL, Emission
 from rel_scenario import World, build
 from rel_tally import Problem
 
+from agenthooks import BadReturnError, Deny, StopRun
+
 SECRET = "token=abc123"
-STREAM_EVENTS = frozenset({"on_stream_start", "on_stream_chunk", "on_stream_end", "on_stream_error"})
+STREAM_EVENTS = frozenset(
+    {"on_stream_start", "on_stream_chunk", "on_stream_end", "on_stream_error"}
+)
 BAD = "bogus_key"
 OUTCOME = "the outcome the contract prescribes"
 PARITY = "chat() and chat_stream() agree"
@@ -213,9 +215,7 @@ async def check_case(
     world, outcome, handler = await run_case(case)
     events = world.probe.events
     secret = SECRET if case.fault in ("value", "keep") and effect != "deny" else None
-    problems = await invariant_problems(
-        world.probe, outcome, world.session.history, secret=secret
-    )
+    problems = await invariant_problems(world.probe, outcome, world.session.history, secret=secret)
     wrong: list[str] = []
     if not handler.fired:
         wrong.append("the fault never fired")

@@ -123,9 +123,7 @@ class Probe:
     def names(self, *, skip_stream: bool = False) -> list[str]:
         """The event names in firing order."""
         return [
-            e.name
-            for e in self.events
-            if not (skip_stream and e.name.startswith("on_stream_"))
+            e.name for e in self.events if not (skip_stream and e.name.startswith("on_stream_"))
         ]
 
 
@@ -179,7 +177,9 @@ def run_problems(events: list[Emission], *, session: bool) -> list[tuple[str, st
         names = [e.name for e in evs]
         ends = [i for i, n in enumerate(names) if n in TERMINAL]
         if len(ends) != 1:
-            problems.append((TEARDOWN_BROKEN, f"{label}: {len(ends)} terminal events, ends {_tail(names)}"))
+            problems.append(
+                (TEARDOWN_BROKEN, f"{label}: {len(ends)} terminal events, ends {_tail(names)}")
+            )
         else:
             after = names[ends[0] + 1 :]
             want = ["on_chat_end"] + (["on_session_end"] if session and top else [])

@@ -21,6 +21,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from rel_probe import Probe, attach_current
+
 from agenthooks import (
     Agent,
     Disposer,
@@ -35,8 +37,6 @@ from agenthooks import (
     Usage,
     tool,
 )
-
-from rel_probe import Probe, attach_current
 
 PROBE: ContextVar[Probe] = ContextVar("PROBE")
 """The probe of the run in progress (tasks inherit it), so the tools are built once."""

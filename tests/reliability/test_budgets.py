@@ -21,6 +21,9 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rel_drive import PHASES, drive, invariant_problems, scale
+from rel_probe import Probe
+from rel_scenario import turn_of
 
 from agenthooks import (
     Agent,
@@ -35,9 +38,6 @@ from agenthooks import (
     tool,
 )
 
-from rel_drive import PHASES, drive, invariant_problems, scale
-from rel_probe import Probe
-from rel_scenario import turn_of
 
 @dataclass
 class Spec:
@@ -164,9 +164,10 @@ async def _run(top: Spec) -> list[str]:
     probe.attach(agent.bus)
     session = Session(agent)
     outcome = await drive(session, "go", probe, stream=False)
-    problems = [f"{kind}: {detail}" for kind, detail in await invariant_problems(
-        probe, outcome, session.history
-    )]
+    problems = [
+        f"{kind}: {detail}"
+        for kind, detail in await invariant_problems(probe, outcome, session.history)
+    ]
     problems += ledger.broken
     if outcome.kind == "response":
         usage = outcome.response.usage

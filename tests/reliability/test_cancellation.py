@@ -20,12 +20,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agenthooks import RunAborted
-
 from rel_drive import Outcome, drive, invariant_problems, scale
 from rel_probe import TERMINAL
 from rel_scenario import World, build
 from rel_tally import Problem, Tally
+
+from agenthooks import RunAborted
 
 OUTCOME = "the outcome the contract prescribes"
 LANDING = 6  # iterations the cancelling step waits, so the cancellation lands inside it
@@ -68,40 +68,47 @@ def _expect(
     return wrong
 
 
+async def _cancelled_at_step(
+    stream: bool, kind: str, k: int
+) -> tuple[World, Outcome, dict[str, Any]]:
+    """One run whose k-th step cancels its task (or sets its signal), landing inside it."""
+    world = build()
+    signal = asyncio.Event() if kind == "signal" else None
+    holder: dict[str, Any] = {}
+    landed: dict[str, Any] = {}
+
+    async def on_step(step: int, name: str) -> None:
+        if step != k:
+            return
+        landed["name"] = name
+        landed["events"] = len(world.probe.events)
+        if signal is not None:
+            signal.set()
+        else:
+            holder["task"].cancel()
+        for _ in range(LANDING):
+            await asyncio.sleep(0)
+
+    world.probe.on_step = on_step
+    outcome = await drive(
+        world.session,
+        "go",
+        world.probe,
+        stream=stream,
+        on_start=lambda task: holder.__setitem__("task", task),
+        signal=signal,
+    )
+    return world, outcome, landed
+
+
 async def _at_every_step(stream: bool, kind: str) -> Tally:
     tally = Tally(f"{kind} at every step of {'chat_stream()' if stream else 'chat()'}")
     clean_world, clean = await _clean(stream)
     steps = clean_world.probe.steps
     terminal_at = _top_terminal_step(clean_world)
-    # the probe step of the terminal event: handlers and ticks before it, counted
     for k in range(1, steps + 1):
-        world = build()
-        signal = asyncio.Event() if kind == "signal" else None
-        holder: dict[str, Any] = {}
-        landed: dict[str, Any] = {}
-
-        async def on_step(step: int, name: str, k: int = k) -> None:
-            if step != k:
-                return
-            landed["name"] = name
-            landed["events"] = len(world.probe.events)
-            if signal is not None:
-                signal.set()
-            else:
-                holder["task"].cancel()
-            for _ in range(LANDING):
-                await asyncio.sleep(0)
-
-        world.probe.on_step = on_step
-        outcome = await drive(
-            world.session,
-            "go",
-            world.probe,
-            stream=stream,
-            on_start=lambda task: holder.__setitem__("task", task),
-            signal=signal,
-        )
-        ended = landed.get("events", 0) > terminal_at
+        world, outcome, landed = await _cancelled_at_step(stream, kind, k)
+        ended = landed.get("events", 0) > terminal_at  # the terminal event had fired
         problems: list[Problem] = await invariant_problems(
             world.probe, outcome, world.session.history
         )

@@ -19,18 +19,8 @@ import asyncio
 import gc
 import tracemalloc
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
-
-from agenthooks import (
-    CATALOG,
-    Agent,
-    Memory,
-    ProviderRequest,
-    ProviderResponse,
-    ScriptedProvider,
-    Session,
-)
 
 from rel_drive import scale
 from rel_probe import TERMINAL, Probe
@@ -46,6 +36,16 @@ from rel_scenario import (
     recall,
     stamp,
     turn_of,
+)
+
+from agenthooks import (
+    CATALOG,
+    Agent,
+    Memory,
+    ProviderRequest,
+    ProviderResponse,
+    ScriptedProvider,
+    Session,
 )
 
 LIGHT_RUNS = 10_000
@@ -131,7 +131,7 @@ async def _accounting(
     PROBE.set(Probe())  # the scenario's tools mark their steps on it
     alone = Accounts()
     await Session(build(alone)).chat("go")
-    top_alone = [c for r, c in alone.counts.items() if alone.parent[r] is None][0]
+    top_alone = next(c for r, c in alone.counts.items() if alone.parent[r] is None)
     sub_alone = [c for r, c in alone.counts.items() if alone.parent[r] is not None]
 
     accounts = Accounts()

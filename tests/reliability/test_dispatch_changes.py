@@ -18,6 +18,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rel_drive import PHASES, drive, invariant_problems, scale
+from rel_probe import Probe
+from rel_scenario import calls, turn_of
 
 from agenthooks import (
     Agent,
@@ -29,10 +32,6 @@ from agenthooks import (
     Session,
     tool,
 )
-
-from rel_drive import PHASES, drive, invariant_problems, scale
-from rel_probe import Probe
-from rel_scenario import calls, turn_of
 
 EVENTS = ("on_message", "pre_tool_call", "on_tool_call_result", "on_loop_start", "pre_request")
 POOL = 5

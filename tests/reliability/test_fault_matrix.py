@@ -49,9 +49,7 @@ async def _matrix(stream: bool) -> Tally:
             top_done=top_done,
         )
         problems, world, outcome = await check_case(case, references, expected)
-        tally.case(
-            f"{case.label()} [expected {expected}]", problems, f"{case.fault} {case.target}"
-        )
+        tally.case(f"{case.label()} [expected {expected}]", problems, f"{case.fault} {case.target}")
         seen[replace(case, stream=False)] = (
             sequence(world.probe.events, skip_stream=True),
             normalized(outcome),
@@ -84,8 +82,11 @@ async def test_chat_and_chat_stream_give_the_same_run_for_every_fault() -> None:
         elif events != other_events:
             first = _first_difference(events, other_events)
             problems.append(
-                (PARITY, f"events differ at #{first}: {events[first : first + 1]} vs "
-                 f"{other_events[first : first + 1]}")
+                (
+                    PARITY,
+                    f"events differ at #{first}: {events[first : first + 1]} vs "
+                    f"{other_events[first : first + 1]}",
+                )
             )
         tally.case(
             case.label().replace("chat()", "chat()/chat_stream()"),

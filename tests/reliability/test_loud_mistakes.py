@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from rel_drive import scale
+from rel_tally import Problem, Tally
 from structlog.testing import capture_logs
 
 from agenthooks import (
@@ -25,9 +27,6 @@ from agenthooks import (
     tool,
 )
 from agenthooks.events import ALIASES
-
-from rel_drive import scale
-from rel_tally import Problem, Tally
 
 LOUD = "the mistake is refused, naming what was wrong"
 
@@ -92,9 +91,7 @@ def _tree() -> Agent:
     script = ScriptedProvider(lambda request: "done")
     finder = Agent("finder", provider=script, tools=[lookup])
     closer = Agent("closer", provider=script)
-    return Agent(
-        "lead", provider=script, tools=[search], sub_agents=[finder], handoffs=[closer]
-    )
+    return Agent("lead", provider=script, tools=[search], sub_agents=[finder], handoffs=[closer])
 
 
 def _warnings_about(name: str, run: Callable[[], Any]) -> int:
@@ -143,7 +140,9 @@ def test_a_match_that_names_nothing_the_run_can_reach_warns_once() -> None:
         tally.case(f"{event} match={match!r}", problems, f"{unreachable}")
     # a bus no agent runs on never warns: it cannot know the tools
     bus = HookBus()
-    count = _warnings_about("serach", lambda: bus.on("pre_tool_call", lambda c: None, match="serach"))
+    count = _warnings_about(
+        "serach", lambda: bus.on("pre_tool_call", lambda c: None, match="serach")
+    )
     tally.case("a bus without an agent", [] if count == 0 else [(LOUD, f"{count} warnings")])
     tally.assert_held()
 
@@ -164,18 +163,25 @@ def test_a_tool_and_a_sub_agent_or_handoff_with_one_name_is_refused() -> None:
     shapes: list[tuple[str, Callable[[], Agent]]] = []
     for name in ("search", "helper", "transfer_to_closer"):
         shapes.append(
-            (f"tool and sub-agent {name!r}", lambda n=name: Agent("a", tools=[named(n)], sub_agents=[sub(n)]))
+            (
+                f"tool and sub-agent {name!r}",
+                lambda n=name: Agent("a", tools=[named(n)], sub_agents=[sub(n)]),
+            )
         )
         shapes.append(
             (f"two sub-agents {name!r}", lambda n=name: Agent("a", sub_agents=[sub(n), sub(n)]))
         )
     shapes.append(
-        ("tool transfer_to_closer and handoff closer",
-         lambda: Agent("a", tools=[named("transfer_to_closer")], handoffs=[sub("closer")]))
+        (
+            "tool transfer_to_closer and handoff closer",
+            lambda: Agent("a", tools=[named("transfer_to_closer")], handoffs=[sub("closer")]),
+        )
     )
     shapes.append(
-        ("sub-agent transfer_to_closer and handoff closer",
-         lambda: Agent("a", sub_agents=[sub("transfer_to_closer")], handoffs=[sub("closer")]))
+        (
+            "sub-agent transfer_to_closer and handoff closer",
+            lambda: Agent("a", sub_agents=[sub("transfer_to_closer")], handoffs=[sub("closer")]),
+        )
     )
     shapes.append(
         ("two handoffs closer", lambda: Agent("a", handoffs=[sub("closer"), sub("closer")]))
@@ -227,7 +233,9 @@ def test_a_plugin_installed_twice_under_one_name_is_refused() -> None:
             if name not in str(exc):
                 problems.append((LOUD, f"the error does not name {name!r}: {exc}"))
         else:
-            problems.append((LOUD, f"installed twice in silence: {len(bus.handlers('on_message'))} handlers"))
+            problems.append(
+                (LOUD, f"installed twice in silence: {len(bus.handlers('on_message'))} handlers")
+            )
         dispose()
         if bus.handlers("on_message"):
             problems.append((LOUD, "removing the plugin left a copy of its handler"))
@@ -288,14 +296,25 @@ def test_a_plugin_whose_setup_fails_is_rolled_back_completely() -> None:
                 changed = [
                     what
                     for what, a, b in zip(
-                        ("handlers", "receivers", "listened", "provider stack", "tool stack", "plugins"),
+                        (
+                            "handlers",
+                            "receivers",
+                            "listened",
+                            "provider stack",
+                            "tool stack",
+                            "plugins",
+                        ),
                         before,
                         after,
                     )
                     if a != b
                 ]
                 problems.append((LOUD, f"left behind: {changed}"))
-            tally.case(f"setup does {order[:fail_after]} then fails", problems, "+".join(order[:fail_after]))
+            tally.case(
+                f"setup does {order[:fail_after]} then fails",
+                problems,
+                "+".join(order[:fail_after]),
+            )
     tally.assert_held()
 
 
@@ -330,4 +349,3 @@ async def test_chat_sync_inside_a_running_loop_says_what_to_use_instead() -> Non
     message = str(raised.value)
     assert "await" in message and "chat(" in message, message  # names the async call to use
     assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
-

@@ -17,13 +17,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rel_drive import PHASES, drive, invariant_problems, scale
+from rel_probe import Probe
 
 from agenthooks import (
     Agent,
@@ -37,9 +39,6 @@ from agenthooks import (
     ToolCall,
     tool,
 )
-
-from rel_drive import PHASES, drive, invariant_problems, scale
-from rel_probe import Probe
 
 _PROVIDERS = str(Path(__file__).resolve().parent.parent / "providers")
 if _PROVIDERS not in sys.path:
@@ -97,11 +96,15 @@ def _answered_once(result: dict[str, Any], call_id: str) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 arguments = st.dictionaries(
-    st.sampled_from(["name", "count", "flag", "extra"]) | st.text(max_size=6), json_values, max_size=4
+    st.sampled_from(["name", "count", "flag", "extra"]) | st.text(max_size=6),
+    json_values,
+    max_size=4,
 )
 
 
@@ -275,7 +278,9 @@ results = st.sampled_from(
 
 @settings(max_examples=scale(20, 200), deadline=None, database=None, phases=PHASES)
 @given(value=results, hooks=st.booleans())
-def test_a_result_that_cannot_be_rendered_is_an_error_for_that_call(value: Any, hooks: bool) -> None:
+def test_a_result_that_cannot_be_rendered_is_an_error_for_that_call(
+    value: Any, hooks: bool
+) -> None:
     @tool(name="setv")
     async def render(name: str, count: int) -> Any:
         return value
