@@ -26,6 +26,7 @@ class Tally:
     examples: dict[str, list[str]] = field(default_factory=dict)
 
     groups: dict[str, set[str]] = field(default_factory=dict)
+    only: Counter[str] = field(default_factory=Counter)  # cases with this break and no other
 
     def case(self, label: str, problems: list[Problem], group: str = "") -> bool:
         """Count one case; True when it held. The examples shown per kind of break come from
@@ -35,7 +36,10 @@ class Tally:
         if not problems:
             self.held += 1
             return True
-        for kind in dict.fromkeys(k for k, _ in problems):
+        kinds = list(dict.fromkeys(k for k, _ in problems))
+        if len(kinds) == 1:
+            self.only[kinds[0]] += 1
+        for kind in kinds:
             self.kinds[kind] += 1
             shown = self.examples.setdefault(kind, [])
             groups = self.groups.setdefault(kind, set())
@@ -48,7 +52,9 @@ class Tally:
     def summary(self) -> str:
         lines = [f"[{self.name}] {self.held} of {self.cases} cases held"]
         for kind, count in self.kinds.most_common():
-            lines.append(f"  {count} case(s) broke '{kind}', e.g.")
+            lines.append(
+                f"  {count} case(s) broke '{kind}' ({self.only[kind]} broke nothing else), e.g."
+            )
             lines += [f"    - {example}" for example in self.examples[kind]]
         return "\n".join(lines)
 

@@ -219,17 +219,17 @@ async def _run_wire(url: str, stream: bool) -> dict[str, Any]:
     errors: list[Any] = []
     bus = HookBus()
     bus.on("on_tool_call_error", lambda ctx: errors.append((ctx.source, ctx.call, ctx.error)))
-    provider = OpenAIChatProvider("m", base_url=url, timeout=5)
-    agent = Agent("worker", provider=provider, tools=[setv], bus=bus)
-    try:
-        if stream:
-            items = [item async for item in agent.chat_stream("go")]
-            response = items[-1].response
-        else:
-            response = await agent.chat("go")
-        outcome: Any = ("response", response.content)
-    except Exception as exc:
-        outcome = ("error", f"{type(exc).__name__}: {exc}")
+    async with OpenAIChatProvider("m", base_url=url, timeout=5) as provider:
+        agent = Agent("worker", provider=provider, tools=[setv], bus=bus)
+        try:
+            if stream:
+                items = [item async for item in agent.chat_stream("go")]
+                response = items[-1].response
+            else:
+                response = await agent.chat("go")
+            outcome: Any = ("response", response.content)
+        except Exception as exc:
+            outcome = ("error", f"{type(exc).__name__}: {exc}")
     return {"outcome": outcome, "errors": errors}
 
 
