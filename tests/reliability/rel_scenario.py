@@ -28,6 +28,7 @@ from agenthooks import (
     Disposer,
     HookBus,
     Memory,
+    Middleware,
     ProviderRequest,
     ProviderResponse,
     ScriptedProvider,
@@ -161,6 +162,16 @@ async def closer_script(request: ProviderRequest) -> ProviderResponse:
 _AGENTS: Agent | None = None
 
 
+class Stepping(Middleware):
+    """A middleware that only marks a step before and after each provider and tool call."""
+
+    async def wrap(self, ctx: Any, call_next: Any) -> Any:
+        await tick()
+        value = await call_next(ctx)
+        await tick()
+        return value
+
+
 def _recover_model(ctx: Any) -> dict[str, Any]:
     return {"response": ProviderResponse(content="recovered from a model error")}
 
@@ -200,6 +211,7 @@ def _agents() -> Agent:
         # would be turned into a normal answer, so a misrouted error shows as a wrong outcome
         lead.bus.on("on_model_error", _recover_model)
         lead.bus.on("on_tool_call_error", _recover_tool)
+        lead.bus.use(Stepping())  # a middleware layer on both stacks, inside the hook layer
         _AGENTS = lead
     return _AGENTS
 
