@@ -11,8 +11,9 @@ Scripts are functions of the request (the turn is the number of assistant messag
 last user message), so a denied step changes the path without running a script dry. The
 agents are built once and shared by the runs (each run has its own Session, so its own history;
 the memory store only ever gains the same keys); ``Probe.tick`` marks the steps of tools and
-providers. ``on_model_error`` and ``on_tool_call_error`` handlers recover every error they see:
-no error occurs in the clean run, so a hook error that reaches them shows as a wrong outcome.
+providers, and a middleware on both stacks marks a step around each call. ``on_model_error``
+and ``on_tool_call_error`` handlers recover every error they see: no error occurs in the clean
+run, so a hook error that reaches them shows as a wrong outcome.
 """
 
 from __future__ import annotations
