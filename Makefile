@@ -6,7 +6,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 PLUGINS := $(sort $(wildcard plugins/agenthooks-*))
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench bench-peers lint typecheck clean
+.PHONY: install test soak demo bench bench-peers lint typecheck clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ install: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q -rs tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
 	$(PY) -m pytest plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness
+
+# the reliability suite's long variants: every occurrence, policy and fault, every cancel
+# point, many more hypothesis examples, 60,000 concurrent runs (the figures print as it runs)
+soak: $(STAMP)
+	AGENTHOOKS_SOAK=1 $(PY) -m pytest -q -s tests/reliability
 
 demo: $(STAMP)  # make demo ARGS="--provider anthropic --model NAME"
 	$(PY) -m agenthooks.demo $(ARGS)

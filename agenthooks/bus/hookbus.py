@@ -24,7 +24,7 @@ from .registry import (
     Registration,
     check_options,
     compile_matcher,
-    matched_names,
+    match_items,
     order,
 )
 from .signals import BusSignal
@@ -145,10 +145,10 @@ class HookBus(Dispatcher):
         spec = resolve(event)
         matcher = compile_matcher(spec, match)
         check_options(priority, errors)
-        names = matched_names(match)
+        items = match_items(match)
 
         def register(fn: Handler) -> Registration:
-            reg = Registration(fn, spec.name, priority, matcher, errors, guard, once, names)
+            reg = Registration(fn, spec.name, priority, matcher, errors, guard, once, items)
             self._registrations.setdefault(reg.event, []).append(reg)
             self._rebuild(reg.event)
             return reg

@@ -70,7 +70,8 @@ class Registration:
         "spent",
         "is_async",
         "label",
-        "names",
+        "match_items",
+        "checked",
     )
 
     def __init__(
@@ -82,7 +83,7 @@ class Registration:
         errors: ErrorPolicy | None = None,
         guard: bool = False,
         once: bool = False,
-        names: frozenset[str] = frozenset(),
+        match_items: tuple[str | re.Pattern[str], ...] = (),
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"handler for {event!r} must be callable, not {fn!r}")
@@ -100,8 +101,9 @@ class Registration:
             getattr(type(fn), "__call__", None)  # noqa: B004
         )
         self.label = handler_label(fn)
-        self.names = names
-        """The exact names ``match=`` listed (checked against the tools a run can reach)."""
+        self.match_items = match_items
+        """What ``match=`` listed (checked against the names a run can reach)."""
+        self.checked = False
 
 
 def handler_label(fn: object) -> str:
@@ -154,12 +156,11 @@ def compile_matcher(spec: EventSpec, match: Matcher | None) -> Callable[[str], b
     return matches
 
 
-def matched_names(match: Matcher | None) -> frozenset[str]:
-    """The exact names a ``match=`` lists (its regexes left out)."""
+def match_items(match: Matcher | None) -> tuple[str | re.Pattern[str], ...]:
+    """The names and regexes a ``match=`` lists."""
     if match is None:
-        return frozenset()
-    items = [match] if isinstance(match, (str, re.Pattern)) else list(match)
-    return frozenset(i for i in items if isinstance(i, str))
+        return ()
+    return (match,) if isinstance(match, (str, re.Pattern)) else tuple(match)
 
 
 def order(registrations: Iterable[Registration], inherited: Chain = ()) -> Chains:
@@ -184,6 +185,6 @@ __all__ = [
     "check_options",
     "compile_matcher",
     "handler_label",
-    "matched_names",
+    "match_items",
     "order",
 ]

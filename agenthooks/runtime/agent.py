@@ -109,6 +109,9 @@ class Agent:
         )
         self._history: list[ChatMessage] = []
         self._lock = asyncio.Lock()
+        self.matchers_checked = -1
+        """The bus version whose ``match=`` names were last checked against what this agent
+        can reach (``runtime/reach.py``)."""
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r})"

@@ -147,18 +147,20 @@ async def _between_turns(run: Run, assistant: ChatMessage) -> bool:
 
 def over_budget(run: Run) -> str | None:
     """What the run (or a run above it, whose usage includes this one's) spent over a cap of
-    an agent it reached, or None."""
+    an agent it reached, or None. A handoff target's cap bounds what was spent since it took
+    over; the first agent's, the whole run."""
     current: Run | None = run
     while current is not None:
         usage = current.usage
-        for agent in current.caps:
-            if agent.max_total_tokens is not None and usage.total_tokens >= agent.max_total_tokens:
+        for agent, before in current.caps:
+            tokens, cost = usage.total_tokens - before.total_tokens, usage.cost - before.cost
+            if agent.max_total_tokens is not None and tokens >= agent.max_total_tokens:
                 return (
-                    f"agent {agent.name!r} used {usage.total_tokens} tokens of "
+                    f"agent {agent.name!r} used {tokens} tokens of "
                     f"max_total_tokens={agent.max_total_tokens}"
                 )
-            if agent.max_cost is not None and usage.cost >= agent.max_cost:
-                return f"agent {agent.name!r} spent {usage.cost} of max_cost={agent.max_cost}"
+            if agent.max_cost is not None and cost >= agent.max_cost - 1e-9:  # float sums
+                return f"agent {agent.name!r} spent {cost} of max_cost={agent.max_cost}"
         current = current.parent
     return None
 

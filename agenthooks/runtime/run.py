@@ -140,9 +140,9 @@ class Run:
         self.provider: Any = agent.provider
         self.input = ""
         self.memory: Any = agent.memory.bind(self) if agent.memory is not None else None
-        self.caps: tuple[Agent, ...] = (agent,)
-        """Every agent whose budget bounds this run: the one it started with and each handoff
-        target."""
+        self.caps: tuple[tuple[Agent, Usage], ...] = ((agent, NO_USAGE),)
+        """Every agent whose budget bounds this run, with the usage when it took over: the one
+        it started with bounds the whole run, a handoff target what was spent since."""
         self.capped: bool = _has_cap(agent) or (parent is not None and parent.capped)
         """True when a budget bounds this run or a run above it (the check runs each turn)."""
         self.serial: HookTurn | None = None
@@ -236,8 +236,8 @@ class Run:
         self._base = None
         self.model = agent.model
         self.provider = agent.provider
-        if agent not in self.caps:
-            self.caps += (agent,)
+        if all(agent is not capped for capped, _ in self.caps):
+            self.caps += ((agent, self._usage),)
             self.capped = self.capped or _has_cap(agent)
         if agent.memory is not None:
             self.memory = agent.memory.bind(self)

@@ -33,6 +33,7 @@ from ..events.contexts import (
 )
 from ..messages import AgentResponse, ChatMessage
 from .loop import run_turns, stop
+from .reach import check_matchers
 from .run import Run
 from .streaming import FinalResponse, StreamEvent, TextDelta
 
@@ -46,8 +47,12 @@ model's view)."""
 
 async def execute_run(run: Run, message: str) -> AgentResponse:
     """Run ``run`` on the user ``message``; ends with exactly one terminal event."""
-    if run.agent._connect_on_run:  # MCP servers start before the run's first event
-        await run.agent.connect()
+    agent = run.agent
+    if agent._connect_on_run:  # MCP servers start before the run's first event
+        await agent.connect()
+    if run.parent is None and agent.matchers_checked != run.bus.version:
+        check_matchers(run)  # what hooks match, against what this run can reach
+        agent.matchers_checked = run.bus.version
     started = time.perf_counter()
     try:
         if run.signal is None:

@@ -40,13 +40,6 @@ def subagent_tool(agent: Agent) -> Tool[Any]:
 async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = None) -> str:
     """Run ``sub`` as a tool of ``run``: a run of its own that starts from ``task`` alone;
     ``tool_call_id`` (the delegating call) is carried by the sub-agent events."""
-    await run.fire(
-        "on_subagent_start",
-        SubagentStartContext,
-        subagent=sub.name,
-        task=task,
-        tool_call_id=tool_call_id,
-    )
     child_bus = sub.bus.with_guards_of(run.bus) if sub.has_own_bus else run.bus
     child = Run(sub, child_bus, [], parent=run, session=run.session, signal=run.signal)
     started = time.perf_counter()
@@ -62,9 +55,29 @@ async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = N
             **outcome,
         )
 
-    try:
+    began = False
+
+    async def start() -> None:
+        nonlocal began
+        began = True  # from here on, on_subagent_stop is owed
+        await run.fire(
+            "on_subagent_start",
+            SubagentStartContext,
+            subagent=sub.name,
+            task=task,
+            tool_call_id=tool_call_id,
+        )
+
+    try:  # once on_subagent_start has begun, on_subagent_stop fires too, whatever happens
+        if run.serial is None:
+            await start()
+        else:
+            async with run.serial:  # re-entrant: waiting for the turn is not beginning
+                await start()
         response = await execute_run(child, task)
     except asyncio.CancelledError as exc:
+        if not began:
+            raise
         # a sub-agent that its parent's abort cancelled still reports how it ended
         try:
             await stopped(error=exc)
@@ -72,7 +85,8 @@ async def delegate(run: Run, sub: Agent, task: str, tool_call_id: str | None = N
             log.warning("teardown_handler_failed", hook_event="on_subagent_stop", error=repr(error))
         raise
     except Exception as exc:
-        await stopped(error=exc)
+        if began:
+            await stopped(error=exc)
         raise
     await stopped(result=response.content)
     return response.content or ""

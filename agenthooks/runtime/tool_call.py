@@ -62,6 +62,19 @@ class ToolOutcome:
     terminate: bool = False
     duration: float = 0.0
     short_circuit: bool = False
+    text: str | None = None
+    """The result as the tool message will carry it, once written down."""
+
+    def render(self) -> None:
+        """Write the result down now (a result that cannot be is an error for its call)."""
+        result = self.result
+        kind = type(result)
+        try:
+            self.text = (
+                result if kind is str else str(result) if kind is int else serialize_result(result)
+            )
+        except Exception as exc:
+            self.error, self.source, self.result = exc, "handler", None
 
     @property
     def is_error(self) -> bool:
@@ -322,7 +335,9 @@ class ToolHooks:
             outcome.result, outcome.error, outcome.source = None, deny.text(ctx.call.name), "denied"
             outcome.denied = True
             return outcome
-        outcome.result, outcome.terminate = rctx.result, rctx.terminate
+        if rctx.result is not outcome.result:
+            outcome.result, outcome.text = rctx.result, None
+        outcome.terminate = rctx.terminate
         return outcome
 
 
@@ -364,7 +379,9 @@ async def settle(call: ToolCall, invoke: Callable[[Any], Any], arg: Any) -> Tool
         return ToolOutcome(
             call, error=exc, source="handler", duration=time.perf_counter() - started
         )
-    return ToolOutcome(call, result=result, duration=time.perf_counter() - started)
+    outcome = ToolOutcome(call, result=result, duration=time.perf_counter() - started)
+    outcome.render()  # a result that cannot be written down fails here, where hooks see it
+    return outcome
 
 
 async def endpoint(ctx: PreToolCallContext) -> Any:
@@ -404,18 +421,11 @@ def start(flight: Flight) -> Any:
 def _commit(run: Run, call: ToolCall, outcome: ToolOutcome) -> Awaitable[Any]:
     """The call's one tool message; await the result for its ``on_message`` (and its
     ``ToolCallEnd`` for a stream)."""
+    if outcome.error is None and outcome.text is None:
+        outcome.render()
     result = outcome.result
-    if outcome.error is None:
-        kind = type(result)
-        try:
-            text = (
-                result if kind is str else str(result) if kind is int else serialize_result(result)
-            )
-        except Exception as exc:  # a result that cannot be written down is an error for it
-            outcome.error, outcome.source = exc, "handler"
     is_error = outcome.error is not None
-    if is_error:
-        text = outcome.error_text()
+    text = outcome.error_text() if is_error else outcome.text
     message = _model(
         ChatMessage,
         {
