@@ -219,6 +219,15 @@ CATALOG: dict[str, EventSpec] = {
             doc="when a provider call fails (after retry middleware gives up)",
         ),
         EventSpec(
+            "on_output",
+            "interceptor",
+            c.OutputContext,
+            _s("output", "error"),
+            deny=True,
+            doc="an agent with an output_type answered: its answer checked against the type, "
+            "before post_agent; a failure goes back to the model as a correction",
+        ),
+        EventSpec(
             "on_message",
             "observer",
             c.MessageContext,
