@@ -224,8 +224,8 @@ CATALOG: dict[str, EventSpec] = {
             c.OutputContext,
             _s("output", "error"),
             deny=True,
-            doc="an agent with an output_type answered: its answer checked against the type, "
-            "before post_agent; a failure goes back to the model as a correction",
+            doc="an agent with an output_type answered: the answer checked against it, "
+            "before post_agent",
         ),
         EventSpec(
             "on_message",
