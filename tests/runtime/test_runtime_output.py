@@ -460,3 +460,44 @@ def test_an_agent_without_output_type_sends_no_response_format() -> None:
     assert response.output is None
     assert agent.provider.requests[0].response_format is None  # type: ignore[union-attr]
     assert agent.provider.requests[0].system == "Hi."  # type: ignore[union-attr]
+
+
+# agents of agents -----------------------------------------------------------------------
+
+
+async def test_a_typed_sub_agent_answers_its_parent_with_the_validated_json() -> None:
+    geo = agent_on([WRONG_TYPE, VALID])
+    parent = Agent(
+        "desk",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[ToolCall(id="c1", name="geo", arguments={"task": QUESTION})]
+                ),
+                "Paris.",
+            ]
+        ),
+        sub_agents=[geo],
+    )
+    response = await parent.chat(QUESTION)
+    assert response.output is None  # the parent has no output_type
+    tool_message = response.messages[2]
+    assert (tool_message.role, tool_message.content) == ("tool", VALID)
+
+
+async def test_after_a_handoff_the_answering_agents_output_type_applies(recorder: Any) -> None:
+    model = ScriptedProvider(
+        [
+            ProviderResponse(tool_calls=[ToolCall(id="h1", name="transfer_to_geo", arguments={})]),
+            WRONG_TYPE,
+            VALID,
+        ]
+    )
+    geo = Agent("geo", "You know geography.", provider=model, output_type=City)
+    desk = Agent("desk", provider=model, handoffs=[geo])
+    recorder.attach(desk)
+    response = await desk.chat(QUESTION)
+    assert (response.agent, response.output) == ("geo", City(name="Paris", population=2100000))
+    assert [c.agent for c in recorder.of("on_output")] == ["geo", "geo"]
+    assert model.requests[0].system is None and model.requests[0].response_format is None
+    assert model.requests[1].system == SYSTEM
