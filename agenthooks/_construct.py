@@ -124,6 +124,7 @@ def provider_request(
     tool_choice: str | dict[str, Any] | None,
     temperature: float | None,
     reasoning_effort: str | None,
+    response_format: _messages.ResponseFormat | None = None,
 ) -> _messages.ProviderRequest:
     """A ``ProviderRequest`` with every field set."""
     data = {
@@ -134,6 +135,7 @@ def provider_request(
         "tool_choice": tool_choice,
         "temperature": temperature,
         "reasoning_effort": reasoning_effort,
+        "response_format": response_format,
     }
     return _instance(_messages.ProviderRequest, data, set(data))
 
@@ -145,6 +147,7 @@ def agent_response(
     usage: _messages.Usage,
     iterations: int,
     agent: str | None,
+    output: Any = None,
 ) -> _messages.AgentResponse:
     """An ``AgentResponse`` with every field set."""
     data = {
@@ -154,6 +157,7 @@ def agent_response(
         "usage": usage,
         "iterations": iterations,
         "agent": agent,
+        "output": output,
     }
     return _instance(_messages.AgentResponse, data, set(data))
 

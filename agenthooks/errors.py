@@ -101,6 +101,34 @@ class BudgetExceeded(LimitExceeded):
     """``max_total_tokens`` or ``max_cost`` was reached before a request."""
 
 
+class OutputValidationError(AgentHooksError):
+    """The model's final answer still failed validation against the agent's ``output_type``
+    when its ``output_retries`` ran out.
+
+    ``text`` is the last answer as the model gave it, ``problems`` the lines of its last
+    correction (``"field.path: message"``), ``error`` what the validation (or an ``on_output``
+    hook) raised or returned, ``attempts`` how many answers were checked, ``messages`` the
+    messages the run had added (the last answer included).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        text: str | None,
+        problems: list[str],
+        error: BaseException | str | None,
+        attempts: int,
+        messages: list[ChatMessage] | None = None,
+    ) -> None:
+        self.text = text
+        self.problems = list(problems)
+        self.error = error
+        self.attempts = attempts
+        self.messages = list(messages or [])
+        super().__init__(message)
+
+
 class ToolError(AgentHooksError):
     """A tool call failed in a way the model is told about (unknown, disabled, bad arguments)."""
 
@@ -205,6 +233,7 @@ __all__ = [
     "DisabledToolError",
     "LimitExceeded",
     "MaxTurnsExceeded",
+    "OutputValidationError",
     "ProviderConnectionError",
     "ProviderError",
     "ProviderHTTPError",

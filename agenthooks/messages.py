@@ -97,8 +97,27 @@ class Usage(BaseModel):
         )
 
 
+class ResponseFormat(BaseModel):
+    """The shape a final answer must have: a JSON schema and its name.
+
+    A provider that reads it (``supports_response_format = True``) asks the model for it in
+    its native way (OpenAI ``response_format``, an Anthropic forced tool); for any other
+    provider the runtime states it in the instructions.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The schema's name (letters, digits, ``_`` and ``-``; at most 64 characters)."""
+    json_schema: dict[str, Any] = Field(default_factory=dict)
+    strict: bool = False
+    """Ask the provider to enforce the schema exactly (OpenAI ``strict``; the schema must then
+    follow that mode's rules)."""
+
+
 class ProviderRequest(BaseModel):
-    """What one provider call sends. The instructions travel in ``system`` only."""
+    """What one provider call sends. The instructions travel in ``system`` only;
+    ``response_format`` is set when the agent has an ``output_type``."""
 
     model: str = ""
     system: str | None = None
@@ -107,6 +126,7 @@ class ProviderRequest(BaseModel):
     tool_choice: str | dict[str, Any] | None = None
     temperature: float | None = None
     reasoning_effort: str | None = None
+    response_format: ResponseFormat | None = None
 
 
 class ProviderResponse(BaseModel):
@@ -128,7 +148,8 @@ class AgentResponse(BaseModel):
     """What ``chat()`` returns.
 
     ``messages`` are the messages this run added to history; ``agent`` names the agent that
-    answered last (differs from the called agent after a handoff).
+    answered last (differs from the called agent after a handoff). ``output`` is the
+    validated final answer (an instance of the agent's ``output_type``), else ``None``.
     """
 
     content: str | None = None
@@ -137,6 +158,7 @@ class AgentResponse(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     iterations: int = 0
     agent: str | None = None
+    output: Any = None
 
 
 __all__ = [
@@ -145,6 +167,7 @@ __all__ = [
     "FinishReason",
     "ProviderRequest",
     "ProviderResponse",
+    "ResponseFormat",
     "Role",
     "ThinkingBlock",
     "ToolCall",

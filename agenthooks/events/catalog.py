@@ -219,6 +219,15 @@ CATALOG: dict[str, EventSpec] = {
             doc="when a provider call fails (after retry middleware gives up)",
         ),
         EventSpec(
+            "on_output",
+            "interceptor",
+            c.OutputContext,
+            _s("output", "error"),
+            deny=True,
+            doc="an agent with an output_type answered: the answer checked against it, "
+            "before post_agent",
+        ),
+        EventSpec(
             "on_message",
             "observer",
             c.MessageContext,

@@ -198,6 +198,26 @@ class ModelErrorContext(EventContext):
     record_output: ClassVar[str | None] = "response"
 
 
+class OutputContext(EventContext):
+    """``on_output``: the final answer of an agent with an ``output_type``, checked against it,
+    before ``post_agent``. ``text`` is the answer as the model gave it; ``output`` the validated
+    value, or ``None`` with ``error`` (the ``ValidationError``) when it failed; ``attempt``
+    counts the answers checked in this run (1 first), ``retries_left`` the corrections left.
+    Returns: ``{"output": value}`` accepts the answer as ``value`` (validated against the
+    type), ``{"error": exc_or_text}`` rejects it (the correction names it; an ``error`` returned
+    by any handler wins over an ``output``), ``Deny(reason)`` discards it and ends the run
+    denied."""
+
+    text: str = ""
+    output_type: Any = None
+    output: Any = None
+    error: BaseException | str | None = None
+    attempt: int = 1
+    retries_left: int = 0
+    record_input: ClassVar[str | None] = "text"
+    record_output: ClassVar[str | None] = "output"
+
+
 class MessageContext(EventContext):
     """``on_message``: after every message commit to history. Observer."""
 
@@ -425,6 +445,7 @@ __all__ = [
     "MessageContext",
     "ModelErrorContext",
     "OnHandoffContext",
+    "OutputContext",
     "PostAgentContext",
     "PreAgentContext",
     "PreHandoffContext",

@@ -24,6 +24,7 @@ from .contexts import (
     MessageContext,
     ModelErrorContext,
     OnHandoffContext,
+    OutputContext,
     PostAgentContext,
     PreAgentContext,
     PreHandoffContext,
@@ -70,6 +71,7 @@ EventName = Literal[
     "on_stream_error",
     "on_response",
     "on_model_error",
+    "on_output",
     "on_message",
     "pre_tool_call",
     "on_tool_call_result",
@@ -125,6 +127,8 @@ _ModelErrorContext = TypeVar('_ModelErrorContext', bound=Callable[[ModelErrorCon
 _MModelErrorContext = TypeVar('_MModelErrorContext', bound=Callable[[Any, ModelErrorContext], Any])
 _OnHandoffContext = TypeVar('_OnHandoffContext', bound=Callable[[OnHandoffContext], Any])
 _MOnHandoffContext = TypeVar('_MOnHandoffContext', bound=Callable[[Any, OnHandoffContext], Any])
+_OutputContext = TypeVar('_OutputContext', bound=Callable[[OutputContext], Any])
+_MOutputContext = TypeVar('_MOutputContext', bound=Callable[[Any, OutputContext], Any])
 _PostAgentContext = TypeVar('_PostAgentContext', bound=Callable[[PostAgentContext], Any])
 _MPostAgentContext = TypeVar('_MPostAgentContext', bound=Callable[[Any, PostAgentContext], Any])
 _PreAgentContext = TypeVar('_PreAgentContext', bound=Callable[[PreAgentContext], Any])
@@ -257,6 +261,11 @@ class OnMethod(Protocol):
     def __call__(self, event: Literal["on_model_error", "OnModelError", "model_error"], handler: Callable[[ModelErrorContext], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
     @overload
     def __call__(self, event: Literal["on_model_error", "OnModelError", "model_error"], handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_ModelErrorContext], _ModelErrorContext]: ...
+
+    @overload
+    def __call__(self, event: Literal["on_output"], handler: Callable[[OutputContext], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
+    @overload
+    def __call__(self, event: Literal["on_output"], handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_OutputContext], _OutputContext]: ...
 
     @overload
     def __call__(self, event: Literal["on_message", "onMessage"], handler: Callable[[MessageContext], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
@@ -424,6 +433,9 @@ class HookDecorator(Protocol):
 
     @overload
     def __call__(self, event: Literal["on_model_error", "OnModelError", "model_error"], *, match: Any = None, priority: int | None = None, guard: bool | None = None, errors: str | None = None) -> Callable[[_MModelErrorContext], _MModelErrorContext]: ...
+
+    @overload
+    def __call__(self, event: Literal["on_output"], *, match: Any = None, priority: int | None = None, guard: bool | None = None, errors: str | None = None) -> Callable[[_MOutputContext], _MOutputContext]: ...
 
     @overload
     def __call__(self, event: Literal["on_message", "onMessage"], *, match: Any = None, priority: int | None = None, guard: bool | None = None, errors: str | None = None) -> Callable[[_MMessageContext], _MMessageContext]: ...

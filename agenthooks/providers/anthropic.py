@@ -28,6 +28,7 @@ from ..errors import (
     ProviderTimeout,
 )
 from ..messages import ProviderRequest, ProviderResponse
+from .anthropic_output import answer_of
 from .anthropic_request import request_body
 from .anthropic_response import (
     RETRYABLE,
@@ -59,7 +60,13 @@ class AnthropicProvider:
     every request body (``metadata``, ``top_k``, another ``thinking`` setting...). Pass
     ``client`` to share an ``httpx.AsyncClient``; the provider closes only a client it
     created itself. Use ``async with`` or ``await provider.aclose()`` to release it.
+
+    A request's ``response_format`` is offered as a tool the model must call (the API's
+    structured-output idiom); that call comes back as the answer's text.
     """
+
+    supports_response_format = True
+    """This provider sends ``ProviderRequest.response_format`` natively (as a forced tool)."""
 
     def __init__(
         self,
@@ -117,7 +124,10 @@ class AnthropicProvider:
         if response.status_code >= 400:
             raise self._http_error(response)
         payload = self._decode(response.content, status=response.status_code)
-        return parse_message(payload, where=self._where, status=response.status_code)
+        answer = parse_message(payload, where=self._where, status=response.status_code)
+        if request.response_format is not None:
+            answer = answer_of(answer, request.response_format)[0]
+        return answer
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
         """POST with ``stream: true``; yield ``StreamDelta`` per text delta, then the response."""
@@ -160,7 +170,12 @@ class AnthropicProvider:
             raise self._timeout(assembler.events, status) from None
         except httpx.RequestError as exc:
             self._raise_transport(exc, events=assembler.events, status=status)
-        yield assembler.response()
+        answer = assembler.response()
+        if request.response_format is not None:
+            answer, from_tool = answer_of(answer, request.response_format)
+            if from_tool and answer.content:  # the output tool's input streams as no text
+                yield StreamDelta(answer.content)
+        yield answer
 
     async def aclose(self) -> None:
         """Close the HTTP client if this provider created it."""

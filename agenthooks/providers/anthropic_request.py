@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import ProviderError
 from ..messages import ChatMessage, ProviderRequest, ThinkingBlock
+from .anthropic_output import add_output_tool
 from .anthropic_response import JSONObject, clip
 
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
@@ -24,7 +25,8 @@ def request_body(
     System messages of the transcript join the top-level ``system`` after the instructions.
     A ``reasoning_effort`` turns extended thinking on (``minimal``/``low``/``medium``/``high``
     or a token budget as digits; ``none`` leaves it off); ``max_tokens`` grows by the budget
-    when the budget would not leave it room.
+    when the budget would not leave it room. A ``response_format`` becomes the output tool
+    (``anthropic_output``).
     """
     system = [request.system] if request.system else []
     system += [m.content for m in request.messages if m.role == "system" and m.content]
@@ -43,6 +45,8 @@ def request_body(
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
         if budget >= max_tokens:
             body["max_tokens"] = budget + max_tokens
+    if request.response_format is not None:
+        add_output_tool(body, request, request.response_format)
     if stream:
         body["stream"] = True
     return body

@@ -71,7 +71,14 @@ class OpenAIChatProvider:
     byte (time a stream's consumer spends between deltas does not count); it defaults to
     ``3 × timeout``. Pass ``client`` to share an ``httpx.AsyncClient``; the provider closes
     only a client it created itself. Use ``async with`` or ``await provider.aclose()``.
+
+    A request's ``response_format`` goes out as ``response_format: {"type": "json_schema"}``
+    (structured outputs); for a server without it, set ``supports_response_format = False``
+    on the instance and the runtime states the schema in the instructions instead.
     """
+
+    supports_response_format = True
+    """This provider sends ``ProviderRequest.response_format`` natively."""
 
     def __init__(
         self,

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..messages import ChatMessage, ProviderRequest, ToolCall
+from ..messages import ChatMessage, ProviderRequest, ResponseFormat, ToolCall
 
 JSONObject = dict[str, Any]
 
@@ -25,6 +25,8 @@ def request_body(request: ProviderRequest, model: str, *, stream: bool = False) 
         body["temperature"] = request.temperature
     if request.reasoning_effort is not None:
         body["reasoning_effort"] = request.reasoning_effort
+    if request.response_format is not None:
+        body["response_format"] = response_format_to_wire(request.response_format)
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
@@ -70,9 +72,17 @@ def tool_to_wire(tool: Mapping[str, Any]) -> JSONObject:
     return {"type": "function", "function": function}
 
 
+def response_format_to_wire(fmt: ResponseFormat) -> JSONObject:
+    """The structured-output request: ``{"type": "json_schema", "json_schema": {...}}``."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": fmt.name, "schema": fmt.json_schema, "strict": fmt.strict},
+    }
+
+
 def _arguments_text(call: ToolCall) -> str:
     # the model sees the text it sent, even when that text was not a JSON object
     return call.raw_arguments if call.raw_arguments is not None else json.dumps(call.arguments)
 
 
-__all__ = ["message_to_wire", "request_body", "tool_to_wire"]
+__all__ = ["message_to_wire", "request_body", "response_format_to_wire", "tool_to_wire"]

@@ -16,6 +16,7 @@ from ..middleware import Middleware, Stack
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
 from .memory import Memory
+from .output import OutputSpec
 from .run import Run
 from .runner import execute_run, stream_run
 from .scopes import ScopeRegistry
@@ -37,6 +38,11 @@ class Agent:
     ``task``); ``handoffs`` as ``transfer_to_<name>`` tools that pass the conversation on.
     ``middleware`` belongs to this agent only and sits inside the bus's. ``chat()`` calls of
     one agent are serialized; use one ``Session`` per concurrent conversation.
+
+    ``output_type`` (a pydantic model, a dataclass or a TypedDict) makes the final answer a
+    JSON object of that type: ``response.output`` is the validated value. An answer that fails
+    validation goes back to the model with a correction, at most ``output_retries`` times;
+    then the run ends with ``OutputValidationError``.
     """
 
     def __init__(
@@ -61,11 +67,15 @@ class Agent:
         description: str | None = None,
         abort_timeout: float = 5.0,
         mcp_servers: Sequence[BaseMCPServer] = (),
+        output_type: Any = None,
+        output_retries: int = 2,
     ) -> None:
         if not name or not isinstance(name, str):
             raise RegistrationError(f"an agent needs a name, got {name!r}")
         if max_turns < 1:
             raise RegistrationError(f"max_turns must be at least 1, got {max_turns}")
+        if output_retries < 0:
+            raise RegistrationError(f"output_retries must be 0 or more, got {output_retries}")
         for m in middleware:
             if not isinstance(m, Middleware):
                 raise RegistrationError(f"middleware= takes Middleware objects, got {m!r}")
@@ -90,6 +100,12 @@ class Agent:
         self.parallel_tool_calls = parallel_tool_calls
         self.memory = memory
         self.abort_timeout = abort_timeout
+        self.output_type = output_type
+        self.output_retries = output_retries
+        self.output_spec = (
+            OutputSpec(output_type, output_retries) if output_type is not None else None
+        )
+        """How answers are checked against ``output_type`` (None without one)."""
         self.sub_agents = list(sub_agents)
         self.handoffs = list(handoffs)
         self.scopes = ScopeRegistry(self)

@@ -2,10 +2,14 @@
 
 on_loop_start → transform_context → pre_request → (stream) → on_response → assistant appended
 → tool calls → on_loop_end → prepare_next_turn → should_stop → next turn. A response without
-tool calls ends the loop; its message is held back until ``post_agent`` allowed it.
+tool calls ends the loop; its message is held back until ``post_agent`` allowed it. With an
+``output_type``, that answer is checked first (``on_output``); a rejected one and its
+correction are committed and the loop goes on (``output.py``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from .._construct import chat_message, context, provider_request
 from ..decisions import Deny
@@ -22,6 +26,7 @@ from ..events.contexts import (
 from ..messages import ChatMessage
 from .batch import run_tool_batch
 from .model_call import model_call
+from .output import check_output
 from .run import Run
 
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter"}
@@ -32,7 +37,7 @@ class Ended:
     """How the turns ended: the answer's content and finish reason with the final message
     held back (or None), or a deny."""
 
-    __slots__ = ("content", "finish_reason", "held", "deny")
+    __slots__ = ("content", "finish_reason", "held", "deny", "output")
 
     def __init__(
         self,
@@ -40,17 +45,21 @@ class Ended:
         finish_reason: str = "stop",
         held: ChatMessage | None = None,
         deny: Deny | None = None,
+        output: Any = None,
     ) -> None:
         self.content = content
         self.finish_reason = finish_reason
         self.held = held
         self.deny = deny
+        self.output = output
 
 
 async def run_turns(run: Run) -> Ended:
     """Turns until the model answers without tools, a hook stops or denies, or a limit hits."""
+    corrections = 0  # of answers that failed the output type (bounded by output_retries)
     while True:
         agent = run.agent
+        spec = agent.output_spec
         run.iteration = run.turns
         await run.fire("on_loop_start", LoopStartContext)
         if run.capped:
@@ -67,12 +76,13 @@ async def run_turns(run: Run) -> Ended:
                 messages = got.messages
         request = provider_request(
             run.model or "",
-            agent.instructions,
+            agent.instructions if spec is None else spec.system(agent.instructions, run.provider),
             list(messages),
             agent.scopes.schemas(),
             agent.tool_choice,
             agent.temperature,
             run.thinking,
+            None if spec is None else spec.format,
         )
         run.turns += 1
         response = await model_call(run, request)
@@ -87,8 +97,19 @@ async def run_turns(run: Run) -> Ended:
             held = chat_message(
                 "assistant", response.content, [], thinking_blocks=list(response.thinking_blocks)
             )
+            output = None
+            if spec is not None:
+                verdict = await check_output(run, spec, held, corrections)
+                if verdict is None:  # rejected: the answer and its correction are committed
+                    corrections += 1
+                    await run.fire("on_loop_end", LoopEndContext)
+                    continue
+                if isinstance(verdict, Deny):
+                    await run.fire("on_loop_end", LoopEndContext)
+                    return Ended(deny=verdict)
+                output = verdict.value
             await run.fire("on_loop_end", LoopEndContext)
-            return Ended(response.content, finish, held)
+            return Ended(response.content, finish, held, output=output)
         assistant = chat_message(
             "assistant",
             response.content,

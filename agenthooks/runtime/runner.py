@@ -106,12 +106,20 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
         response = got.response
         held = chat_message("assistant", response.content, [])
         return await _finish_agent(
-            run, task, response.content, response.finish_reason, held, streamed=False
+            run,
+            task,
+            response.content,
+            response.finish_reason,
+            held,
+            streamed=False,
+            output=response.output,
         )
     ended = await run_turns(run)
     if ended.deny is not None:
         return await _denied(run, ended.deny.text())
-    return await _finish_agent(run, task, ended.content, ended.finish_reason, ended.held)
+    return await _finish_agent(
+        run, task, ended.content, ended.finish_reason, ended.held, output=ended.output
+    )
 
 
 async def _finish_agent(
@@ -122,17 +130,19 @@ async def _finish_agent(
     held: ChatMessage | None,
     *,
     streamed: bool = True,
+    output: Any = None,
 ) -> AgentResponse:
     if "post_agent" in run.bus.listened:
         got = await run.fire(
             "post_agent",
             PostAgentContext,
             input=task,
-            response=completed(run, content, finish_reason),
+            response=completed(run, content, finish_reason, output),
         )
         if isinstance(got, Deny):
             return await _denied(run, got.text())
-        content, finish_reason = got.response.content, got.response.finish_reason  # type: ignore[union-attr]
+        final = got.response  # type: ignore[union-attr]
+        content, finish_reason, output = final.content, final.finish_reason, final.output
     if held is not None:
         if held.content != content:
             held = held.model_copy(update={"content": content})
@@ -141,14 +151,17 @@ async def _finish_agent(
     # streamed its answer, so it goes out as one chunk like a cached response
     if (run.gated or not streamed) and run.sink is not None and content:
         await run.send(TextDelta(content))
-    return completed(run, content, finish_reason)
+    return completed(run, content, finish_reason, output)
 
 
-def completed(run: Run, content: str | None, finish_reason: str) -> AgentResponse:
-    """The response of ``run``: ``content`` and ``finish_reason`` with the run's messages,
-    usage, turn count and answering agent."""
+def completed(
+    run: Run, content: str | None, finish_reason: str, output: Any = None
+) -> AgentResponse:
+    """The response of ``run``: ``content``, ``finish_reason`` and the validated ``output``
+    with the run's messages, usage, turn count and answering agent."""
+    messages = list(run.new_messages)
     return agent_response(
-        content, finish_reason, list(run.new_messages), run.usage, run.turns, run.agent.name
+        content, finish_reason, messages, run.usage, run.turns, run.agent.name, output
     )
 
 

@@ -17,6 +17,7 @@ NON_GATE_DENY = [
     "on_chat_start",
     "on_session_start",
     "post_agent",
+    "on_output",
     "on_response",
     "on_tool_call_result",
 ]

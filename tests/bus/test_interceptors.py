@@ -417,6 +417,7 @@ def test_the_events_that_can_deny() -> None:
                 "on_session_start",
                 "pre_request",
                 "on_response",
+                "on_output",
                 "pre_tool_call",
                 "on_tool_call_result",
                 "pre_handoff",
