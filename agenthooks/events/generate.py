@@ -1,6 +1,6 @@
-"""Writes ``typed.py`` from the declarations in ``catalog.py``: the ``EventName`` Literal and
+"""Writes ``typed.py`` from the declarations in ``catalog.py`` (the ``EventName`` Literal and
 the typed faces of ``on`` / ``once`` / ``@hook``, so an editor and mypy know each event's
-context. ``python -m agenthooks.events.generate`` rewrites the file; ``--check`` exits 1 when
+context), and in a checkout the README's event table. ``python -m agenthooks.events.generate`` rewrites the file; ``--check`` exits 1 when
 it is stale (a test runs that check)."""
 
 from __future__ import annotations
@@ -9,8 +9,12 @@ import sys
 from pathlib import Path
 
 from .catalog import CATALOG, EventSpec
+from .describe import markdown_table
 
 TARGET = Path(__file__).with_name("typed.py")
+README = Path(__file__).resolve().parents[2] / "README.md"
+"""The repository's README (in a checkout): its event table is rewritten too."""
+START, END = "<!-- events-table:start -->\n", "<!-- events-table:end -->"
 
 _OPTIONS = (
     "match: Matcher | None = None, priority: int = 0, "
@@ -109,15 +113,25 @@ def render() -> str:
     return "\n".join(out)
 
 
+def readme_with_table(text: str) -> str:
+    """``text`` (the README) with its event table made from the declarations."""
+    head, rest = text.split(START, 1)
+    return head + START + markdown_table() + "\n" + END + rest.split(END, 1)[1]
+
+
 def main(argv: list[str]) -> int:
-    """Rewrite ``typed.py``, or with ``--check`` report whether it is current."""
-    text = render()
+    """Rewrite ``typed.py`` and the README's event table, or with ``--check`` report whether
+    they are current."""
+    wanted = {TARGET: render()}
+    if README.is_file() and START in README.read_text(encoding="utf-8"):
+        wanted[README] = readme_with_table(README.read_text(encoding="utf-8"))
+    stale = [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
     if "--check" in argv:
-        if TARGET.read_text(encoding="utf-8") != text:
-            print(f"{TARGET} is stale: run python -m agenthooks.events.generate", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
+        for path in stale:
+            print(f"{path} is stale: run python -m agenthooks.events.generate", file=sys.stderr)
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(wanted[path], encoding="utf-8")
     return 0
 
 
