@@ -196,7 +196,7 @@ async def bench() -> list[Row]:
     )
     rows.append(
         Row(
-            "10 interceptors returning a new value: `await bus.run` vs hand pipeline",
+            "10 interceptors returning a new value: `await bus.intercept` vs hand pipeline",
             ours,
             floor,
             target=2,

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 log = structlog.get_logger("agenthooks")
 
 _TEARDOWN = {name: spec.teardown for name, spec in CATALOG.items()}
+_QUIET = {name: False if spec.kind == "predicate" else None for name, spec in CATALOG.items()}
+"""What firing each event returns when nobody listens."""
 # return types that are never awaitable: the awaitable test is skipped for them
 _PLAIN = frozenset({dict, bool, Deny})
 
@@ -60,13 +62,32 @@ class Dispatcher:
         ``between(ctx)`` runs after the ordinary handlers, before the guards (which it skips
         by returning True). An unknown name raises ``UnknownEventError``."""
         if event not in self.listened:
-            spec = CATALOG.get(event) or resolve(event)
+            if event in _QUIET:  # a canonical name nobody listens to: the common case
+                return _QUIET[event]
+            spec = resolve(event)
             if spec.name not in self.listened:
-                return False if spec.kind == "predicate" else None
+                return _QUIET[spec.name]
             event = spec.name
         spec = CATALOG[event]
         kind = spec.kind
         ordinary, guards = self.chains.get(event, NO_CHAINS)
+        if kind == "observer" and between is None:
+            # the fast path an observer takes (most events are observers; the benchmark of
+            # emit with 1 and 10 handlers shows what it saves): every handler, returns ignored
+            for reg in ordinary + guards if guards else ordinary:
+                if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
+                    continue
+                if reg.once and not self._consume(reg):
+                    continue
+                try:
+                    result = reg.fn(ctx)
+                    if reg.is_async or (result is not None and inspect.isawaitable(result)):
+                        await result
+                except Exception as exc:
+                    self._failed(reg, spec, exc, ctx)
+            if event in self.after:
+                await self._after_chain(spec, ctx, None)
+            return None
         deny: Deny | None = None
         verdict = False
         for tier in (ordinary, guards) if guards else (ordinary,):
