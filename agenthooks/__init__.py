@@ -5,7 +5,7 @@ interceptor phases of model and tool calls are ordered middleware stacks.
 """
 
 from .bus import Disposer, HookBus
-from .decisions import Deny
+from .decisions import Approve, Ask, Deny
 from .errors import (
     AgentHooksError,
     BadReturnError,
@@ -18,7 +18,10 @@ from .errors import (
     ProviderResponseError,
     ProviderTimeout,
     RegistrationError,
+    ResumeConflictError,
+    ResumeError,
     RunAborted,
+    SessionPausedError,
     StopRun,
     UnknownEventError,
 )
@@ -28,6 +31,7 @@ from .events.contexts import __all__ as _contexts_all
 from .messages import (
     AgentResponse,
     ChatMessage,
+    PendingCall,
     ProviderRequest,
     ProviderResponse,
     ToolCall,
@@ -64,6 +68,8 @@ __all__ = [
     "AgentHooksError",
     "AgentResponse",
     "AnthropicProvider",
+    "Approve",
+    "Ask",
     "BadReturnError",
     "BudgetExceeded",
     "ChatMessage",
@@ -77,6 +83,7 @@ __all__ = [
     "Memory",
     "Middleware",
     "OpenAIChatProvider",
+    "PendingCall",
     "Provider",
     "ProviderConnectionError",
     "ProviderError",
@@ -86,10 +93,13 @@ __all__ = [
     "ProviderResponseError",
     "ProviderTimeout",
     "RegistrationError",
+    "ResumeConflictError",
+    "ResumeError",
     "RunAborted",
     "Scope",
     "ScriptedProvider",
     "Session",
+    "SessionPausedError",
     "Stack",
     "StopRun",
     "StreamDelta",

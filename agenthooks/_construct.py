@@ -145,6 +145,7 @@ def agent_response(
     usage: _messages.Usage,
     iterations: int,
     agent: str | None,
+    pending: list[Any] | None = None,
 ) -> _messages.AgentResponse:
     """An ``AgentResponse`` with every field set."""
     data = {
@@ -154,6 +155,7 @@ def agent_response(
         "usage": usage,
         "iterations": iterations,
         "agent": agent,
+        "pending": [] if pending is None else pending,
     }
     return _instance(_messages.AgentResponse, data, set(data))
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..messages import (
     AgentResponse,
     ChatMessage,
+    PendingCall,
     ProviderRequest,
     ProviderResponse,
     ToolCall,
@@ -350,6 +351,30 @@ class ChatDoneContext(EventContext):
     record_output: ClassVar[str | None] = "response"
 
 
+class ChatPausedContext(EventContext):
+    """``on_chat_paused``: the run paused (a hook returned ``Ask``): ``response`` has
+    ``finish_reason="paused"`` and the calls it waits on in ``response.pending``; in a
+    ``Session`` with a store the run is stored before this fires, so a handler may tell a
+    human (or another process) at once. A terminal event: ``on_chat_end`` follows. Observer."""
+
+    response: AgentResponse = Field(default_factory=AgentResponse)
+    record_output: ClassVar[str | None] = "response"
+
+
+class RunResumedContext(EventContext):
+    """``on_run_resumed``: a paused run continues (``resume()``, in any process), before the
+    answered calls run. ``pending`` are the calls it waited on; ``decisions`` the answer per
+    call id (``Approve()`` or ``Deny(reason)``); ``records`` the number of ``on_event``
+    records the run emitted before this resume (so an exporter numbering records per run
+    continues at ``records + 1``). Observer."""
+
+    pending: list[PendingCall] = Field(default_factory=list)
+    decisions: dict[str, Any] = Field(default_factory=dict)
+    records: int = 0
+    record_input: ClassVar[str | None] = "decisions"
+    record_output: ClassVar[str | None] = "pending"
+
+
 class ChatAbortContext(EventContext):
     """``on_chat_abort``: the run was cancelled (abort signal, task cancellation, stream closed)."""
 
@@ -398,6 +423,8 @@ class EventRecord(EventContext):
     duration: float | None = None
     error: str | None = None
     denied: str | None = None
+    asked: str | None = None
+    """The ``Ask`` reason when a handler paused the step (the run then ends paused)."""
 
 
 ToolResultContext = ToolCallResultContext
@@ -411,6 +438,7 @@ __all__ = [
     "ChatDoneContext",
     "ChatEndContext",
     "ChatErrorContext",
+    "ChatPausedContext",
     "ChatStartContext",
     "EventContext",
     "EventRecord",
@@ -432,6 +460,7 @@ __all__ = [
     "PreToolCallContext",
     "PrepareNextTurnContext",
     "ResponseContext",
+    "RunResumedContext",
     "ScopeContext",
     "ScopeRegisterContext",
     "ScopeUnregisterContext",

@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._construct import chat_message, context
 from ..bus import HookBus
+from ..bus.signals import RECORD_COUNTS
 from ..decisions import Deny
 from ..events.contexts import EventContext, MessageContext
-from ..messages import ChatMessage, ToolCall, Usage
+from ..messages import ChatMessage, PendingCall, ToolCall, Usage
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .journal import Journal
     from .session import Session
     from .stacks import CallStacks
     from .streaming import StreamEvent
@@ -62,6 +64,11 @@ class Run:
     this run added; ``open_calls`` the tool calls of committed assistant messages that have no
     tool message yet. ``usage`` counts every agent the run reached: a sub-agent's usage is
     added to its parent's as it is spent.
+
+    Pausing: ``pending`` collects the calls a hook asked about (the run ends paused after
+    their batch); ``answered`` holds the call ids approved at resume (an ``Ask`` for them
+    counts as ``None``); ``handoff`` and ``terminating`` keep what the paused batch decided
+    for the batch's end.
     """
 
     __slots__ = (
@@ -89,6 +96,11 @@ class Run:
         "memory",
         "caps",
         "serial",
+        "pending",
+        "answered",
+        "handoff",
+        "terminating",
+        "journal",
         "_base",
         "_stacks",
     )
@@ -134,6 +146,12 @@ class Run:
         target."""
         self.serial: HookTurn | None = None
         """Set while tools of this run run in parallel: its handler chains then take turns."""
+        self.pending: list[PendingCall] = []
+        self.answered: frozenset[str] = frozenset()
+        self.handoff: Agent | None = None
+        self.terminating = False
+        self.journal: Journal | None = None
+        """Set when the conversation lives in a store (``journal.py``)."""
 
     def branch_of(self, agent: Agent) -> str:
         """The branch ``agent`` has when it runs this run (after a handoff, say)."""
@@ -148,6 +166,12 @@ class Run:
     def iteration(self, value: int | None) -> None:
         self._iteration = value
         self._base = None
+
+    @property
+    def records(self) -> int:
+        """The ``on_event`` records emitted for this run so far, before a pause included (0
+        while the run is not counted: a sub-agent's run, or outside ``chat``/``resume``)."""
+        return RECORD_COUNTS.get(self.run_id, 0)
 
     @property
     def usage(self) -> Usage:
