@@ -98,6 +98,12 @@ async def run_tool_batch(run: Run, calls: list[ToolCall]) -> bool:
     else:
         batch = Batch(run, None)
         outcomes = [await tool_call(run, call, batch, i) for i, call in enumerate(calls)]
+    return await end_batch(run, batch, outcomes)
+
+
+async def end_batch(run: Run, batch: Batch, outcomes: list[ToolOutcome]) -> bool:
+    """The end of a batch: its claimed handoff (or, when the run pauses, its keeping);
+    True when every call (at least one) asked to end the run."""
     # the batch's first allowed handoff, once every call has its tool message: the calls of
     # one assistant message belong to the agent that made them
     target: Agent | None = claimed_handoff(batch.flights) or run.handoff
@@ -123,4 +129,4 @@ async def _gather(calls: Iterable[Awaitable[ToolOutcome]]) -> list[ToolOutcome]:
         raise
 
 
-__all__ = ["Batch", "BatchOrder", "run_tool_batch"]
+__all__ = ["Batch", "BatchOrder", "end_batch", "run_tool_batch"]
