@@ -127,8 +127,9 @@ class Session:
         async with self._lock:
             run, start, keeper = await self._begin(signal, self.agent._gated(gated))
             body = partial(execute_run, run, message)
-            async for item in self._stream(run, start, 0, keeper, body):
-                yield item
+            async with aclosing(self._stream(run, start, 0, keeper, body)) as items:
+                async for item in items:
+                    yield item
 
     async def resume(
         self, decisions: Mapping[str, Decision] | None = None, signal: asyncio.Event | None = None
@@ -155,8 +156,9 @@ class Session:
                 decisions, signal, self.agent._gated(gated)
             )
             body = partial(execute, run, partial(resume_body, run, state, decided))
-            async for item in self._stream(run, start, state.records, keeper, body):
-                yield item
+            async with aclosing(self._stream(run, start, state.records, keeper, body)) as items:
+                async for item in items:
+                    yield item
 
     # the life of one run ----------------------------------------------------------------------
 

@@ -161,11 +161,11 @@ def test_events_table() -> None:
             "preToolCall, BeforeTool, BeforeToolCall,"
         ),
         (
-            '                                                 {"result"}, Deny(reason)      '
+            '                                                 {"result"}, Deny(reason),     '
             "PreToolUse, pre_tool_use, beforeToolCall,"
         ),
         (
-            "                                                                               "
+            "                                                 Ask(reason)                   "
             "onToolStart"
         ),
         (
@@ -186,6 +186,7 @@ def test_events_json() -> None:
         "fires": "the run completed",
         "may_return": "-",
         "can_deny": False,
+        "can_ask": False,
         "fails_closed": False,
         "matches": None,
         "groups": ["after_answer"],
