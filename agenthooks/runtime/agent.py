@@ -17,9 +17,9 @@ from ..middleware import Middleware, Stack
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
 from .memory import Memory
-from .run import Run
 from .pausing import counting, keep, pending_of, refuse_chat, require_paused
 from .resume import PausedRun, check, restore, resume_body
+from .run import Run
 from .runner import execute, execute_run, stream, stream_run
 from .scopes import ScopeRegistry
 from .stacks import CallStacks

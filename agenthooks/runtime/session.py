@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import aclosing
 from functools import partial
 from types import TracebackType
@@ -217,7 +217,7 @@ class Session:
         records: int,
         keeper: Keeper | None,
         body: Callable[[], Coroutine[Any, Any, AgentResponse]],
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         with counting(run, records):
             try:
                 # closing this iterator must close the run's stream at once (abort), not

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 import structlog
+from pydantic import BaseModel, ValidationError
 
 from .._construct import build, set_dict, set_extra, set_fields, set_private
 from ..bus import HookBus
@@ -261,9 +260,11 @@ class ToolHooks:
             outcome = await settle(ctx.call, call_next, ctx)
         if batch is not None and batch.order is not None:
             await batch.order.enter_after(flight.index)  # type: ignore[union-attr]
-        if outcome.asked is None and (
-            "on_tool_call_error" if outcome.error is not None else "on_tool_call_result"
-        ) in bus.listened:
+        if (
+            outcome.asked is None
+            and ("on_tool_call_error" if outcome.error is not None else "on_tool_call_result")
+            in bus.listened
+        ):
             serial = flight.run.serial if flight is not None else None
             if serial is None:
                 outcome = await self.after(ctx, outcome)

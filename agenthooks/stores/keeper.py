@@ -175,7 +175,9 @@ def recovered(row: SessionRow, history: list[ChatMessage], root: Agent) -> Relea
                 answers.pop(call.id, None)
         else:
             reason = asked[call.id].reason if call.id in asked else NOT_RUN
-        pending.append(PendingCall(call_id=call.id, tool=call.name, arguments=arguments, reason=reason))
+        pending.append(
+            PendingCall(call_id=call.id, tool=call.name, arguments=arguments, reason=reason)
+        )
     log.warning(
         "session_recovered",
         session_id=row.id,

@@ -16,7 +16,13 @@ from typing import Any, Protocol
 
 from pydantic import TypeAdapter
 
-from ..errors import ClaimLostError, NotPausedError, NotPendingError, StoreError, UnknownSessionError
+from ..errors import (
+    ClaimLostError,
+    NotPausedError,
+    NotPendingError,
+    StoreError,
+    UnknownSessionError,
+)
 from ..messages import ChatMessage
 from ..runtime.resume import Answer, PausedRun
 from .base import Progress, Release, SessionRow, Status
@@ -44,7 +50,7 @@ class Tx(Protocol):
 
 def check_name(value: str, what: str) -> str:
     """A table prefix or schema name, which goes into SQL as is: letters, digits and ``_``."""
-    if not isinstance(value, str) or not (value == "" and what == "prefix" or _NAME.match(value)):
+    if not isinstance(value, str) or not ((value == "" and what == "prefix") or _NAME.match(value)):
         raise StoreError(
             f"{what} {value!r} is not a valid name: use letters, digits and _ (at most 41)"
         )
@@ -204,9 +210,7 @@ class SQLStore:
                 "and another process took it over); nothing more of this run is stored"
             )
 
-    async def _append(
-        self, tx: Tx, session_id: str, at: int, messages: list[ChatMessage]
-    ) -> None:
+    async def _append(self, tx: Tx, session_id: str, at: int, messages: list[ChatMessage]) -> None:
         for offset, message in enumerate(messages):
             await tx.execute(
                 f"INSERT INTO {self.table('messages')} (session_id, position, body) "
