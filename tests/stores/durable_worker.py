@@ -64,7 +64,9 @@ def lookup(order: int) -> str:
 
 
 def build() -> tuple[Agent, list[dict[str, Any]]]:
-    provider = OpenAIChatProvider("test-model", base_url=config["base_url"], api_key="k", timeout=10)
+    provider = OpenAIChatProvider(
+        "test-model", base_url=config["base_url"], api_key="k", timeout=10
+    )
     agent = Agent("support", "You handle refunds.", provider=provider, tools=[refund, lookup])
 
     def ask_big_refunds(ctx: Any) -> Ask | None:
@@ -106,7 +108,9 @@ def decisions(given: dict[str, str]) -> dict[str, Any]:
 async def main() -> dict[str, Any]:
     agent, events = build()
     store = open_store(config["store"])
-    session = Session(agent, store=store, session_id=config["session"], lease=config.get("lease", 60.0))
+    session = Session(
+        agent, store=store, session_id=config["session"], lease=config.get("lease", 60.0)
+    )
     out: dict[str, Any] = {"pid": os.getpid()}
     try:
         if config.get("wait_for"):

@@ -171,9 +171,7 @@ def test_a_denied_call_never_runs_and_the_model_reads_exactly_the_reason(
     script(wire, LOOKUP, BIG)
     pause(tmp_path, store_url, wire)
     out = run(
-        config(
-            tmp_path, store_url, wire, mode="resume", decisions={"c2": "deny:over the limit"}
-        )
+        config(tmp_path, store_url, wire, mode="resume", decisions={"c2": "deny:over the limit"})
     )
     assert out["response"]["finish_reason"] == "stop"
     assert ran(tmp_path) == ["lookup 7"]

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 from agenthooks_guard import Guard, GuardConfigError, parse_policy
 
-from agenthooks import Agent, Approve, Deny, ProviderResponse, ScriptedProvider, Session, ToolCall, tool
+from agenthooks import (
+    Agent,
+    Approve,
+    Deny,
+    ProviderResponse,
+    ScriptedProvider,
+    Session,
+    ToolCall,
+    tool,
+)
 from agenthooks.stores import SQLiteStore
 from agenthooks.stores.approvals import StoreApprovals
 
@@ -21,10 +30,12 @@ action = "ask"
 args.amount.gt = 100
 reason = "Payments over 100 need a manager."
 
+"""
+NO_EVE = """
 [[rules]]
 tool = "send_money"
 action = "deny"
-args.to.eq = "eve"
+args.to = "eve"
 reason = "Never pay eve."
 """
 
@@ -73,26 +84,29 @@ async def test_an_ask_rule_pauses_and_the_approved_call_passes_the_guard(tmp_pat
     await store.aclose()
 
 
-async def test_at_resume_a_deny_rule_still_refuses_an_approved_call() -> None:
+async def test_at_resume_another_guard_still_denies_an_approved_call() -> None:
     sent.clear()
     first = ScriptedProvider(
         [
             ProviderResponse(
-                tool_calls=[ToolCall(id="e1", name="send_money", arguments={"amount": 500, "to": "eve"})]
+                tool_calls=[
+                    ToolCall(id="e1", name="send_money", arguments={"amount": 500, "to": "eve"})
+                ]
             ),
             "I could not pay eve.",
         ]
     )
     payer = agent(first)
+    payer.use(Guard.from_toml(NO_EVE, name="no-eve"))
     session = Session(payer)
     response = await session.chat("Pay eve")
-    assert [p.call_id for p in response.pending] == ["e1"]  # the first matching rule asks
+    # the first guard asked: the chain ended there, the second guard did not run yet
+    assert [p.call_id for p in response.pending] == ["e1"]
     done = await session.resume({"e1": Approve()})
-    # approved: the ask counts as None, so the later deny rule of the same guard... is not
-    # reached (first match wins), and the call runs
+    # approved: the ask counts as None, and the second guard's deny still applies
     assert done.finish_reason == "stop"
-    assert sent == ["500 to eve"]
-    assert first.requests[1].messages[-1].content == "sent 500 to eve"
+    assert sent == []
+    assert first.requests[1].messages[-1].content == "Never pay eve."
 
 
 async def test_a_human_deny_is_the_tool_message() -> None:
@@ -100,7 +114,9 @@ async def test_a_human_deny_is_the_tool_message() -> None:
     first = ScriptedProvider(
         [
             ProviderResponse(
-                tool_calls=[ToolCall(id="d1", name="send_money", arguments={"amount": 700, "to": "ann"})]
+                tool_calls=[
+                    ToolCall(id="d1", name="send_money", arguments={"amount": 700, "to": "ann"})
+                ]
             ),
             "Not paid.",
         ]

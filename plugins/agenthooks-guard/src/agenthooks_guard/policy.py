@@ -277,10 +277,10 @@ class Policy:
 __all__ = [
     "ACTIONS",
     "ASK_MODES",
-    "AskMode",
     "DEFAULT_ASK_TIMEOUT",
     "Action",
     "Approver",
+    "AskMode",
     "InputRules",
     "Policy",
     "Rule",
