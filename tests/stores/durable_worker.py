@@ -95,6 +95,10 @@ def build() -> tuple[Agent, list[dict[str, Any]]]:
 
     agent.on("on_run_resumed", resumed, priority=10**9)
     agent.on("on_event", record)
+    if config.get("record"):
+        from agenthooks.record import Recorder
+
+        Recorder(config["record"]).attach(agent)
     return agent, events
 
 

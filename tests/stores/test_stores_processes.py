@@ -362,3 +362,43 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(script), *args], capture_output=True, text=True, env=env, timeout=60, check=False
     )
+
+
+def test_trace_shows_the_paused_run_and_its_resumption_as_one_run(
+    tmp_path: Path, store_url: str, wire: WireServer
+) -> None:
+    script(wire, LOOKUP, BIG)
+    before, after = tmp_path / "pause.jsonl", tmp_path / "resume.jsonl"
+    run(config(tmp_path, store_url, wire, mode="chat", record=str(before)))
+    run(
+        config(
+            tmp_path, store_url, wire, mode="resume", decisions={"c2": "approve"}, record=str(after)
+        )
+    )
+    shown = cli("trace", str(before), str(after), "--color", "never")
+    assert shown.returncode == 0, shown.stderr
+    lines = [strip_times(line) for line in shown.stdout.splitlines()]
+    assert lines == [
+        "agent support  N ms  tokens 20 in / 10 out  → stop",
+        "├─ turn 0  N ms",
+        "│  ├─ model call  N ms  tokens 10 in / 5 out  → tools: lookup, refund",
+        '│  ├─ tool lookup({"order": 7})  N ms  → order 7: delivered',
+        '│  └─ tool refund({"order": 7, "amount": 900.0})  N ms  → refunded 900 on order 7',
+        "├─ · paused, waiting on refund #c2: refund of 900 needs a manager",
+        "├─ · resumed: approved #c2",
+        "└─ turn 1  N ms",
+        "   └─ model call  N ms  tokens 10 in / 5 out  → 'Refunded.'",
+    ]
+    alone = cli("trace", str(before), "--color", "never")
+    first = [strip_times(line) for line in alone.stdout.splitlines()]
+    assert first[0] == "agent support  N ms  tokens 10 in / 5 out  PAUSED"
+    assert first[4] == (
+        '│  └─ tool refund({"order": 7, "amount": 900.0})  N ms  PAUSED: asked: refund of 900 '
+        "needs a manager"
+    )
+
+
+def strip_times(line: str) -> str:
+    import re
+
+    return re.sub(r"\d+(\.\d+)? (ms|s)\b", "N ms", line)
