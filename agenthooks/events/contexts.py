@@ -224,7 +224,8 @@ class _ToolEvent(EventContext):
 class PreToolCallContext(_ToolEvent, _ShortCircuit):
     """``pre_tool_call``: arguments validated, before the handler runs; also the context of the
     tool stack. Returns: ``{"call": ToolCall}`` (arguments only), ``{"result": value}`` or
-    ``{"error": exc}`` (short-circuits), or ``Deny(reason)`` (an error the model reads)."""
+    ``{"error": exc}`` (short-circuits), ``Deny(reason)`` (an error the model reads), or
+    ``Ask(reason)`` (the call waits for a human: the run pauses after its batch)."""
 
     result: Any = None
     error: BaseException | str | None = None
@@ -329,7 +330,8 @@ class SubagentStopContext(SubagentContext):
 
 
 class HandoffContext(_ShortCircuit):
-    """``pre_handoff`` (Returns: ``Deny(reason)`` keeps the current agent) and ``on_handoff``."""
+    """``pre_handoff`` (Returns: ``Deny(reason)`` keeps the current agent; ``Ask(reason)``
+    pauses the run) and ``on_handoff``."""
 
     from_agent: str = ""
     to_agent: str = ""
@@ -337,7 +339,8 @@ class HandoffContext(_ShortCircuit):
 
 class PreHandoffContext(HandoffContext):
     """``pre_handoff``: before control passes from ``from_agent`` to ``to_agent``.
-    Returns: ``Deny(reason)`` keeps the current agent; the reason becomes the tool message."""
+    Returns: ``Deny(reason)`` keeps the current agent; the reason becomes the tool message.
+    ``Ask(reason)`` pauses the run: the handoff call waits for a human's decision."""
 
 
 class OnHandoffContext(HandoffContext):
