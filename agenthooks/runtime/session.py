@@ -165,6 +165,8 @@ class Session:
     async def _begin(
         self, signal: asyncio.Event | None, gated: bool = False
     ) -> tuple[Run, int, Keeper | None]:
+        if self.closed:
+            raise RuntimeError(f"session {self.id} is closed")
         keeper = None
         if self.store is not None:
             from ..stores.session import claim_chat
@@ -182,6 +184,8 @@ class Session:
         signal: asyncio.Event | None,
         gated: bool = False,
     ) -> tuple[Run, int, Keeper | None, PausedRun, dict[str, Decision]]:
+        if self.closed:
+            raise RuntimeError(f"session {self.id} is closed")
         given = dict(decisions or {})
         keeper = None
         if self.store is not None:
@@ -191,8 +195,13 @@ class Session:
         else:
             state = require_paused(f"session {self.id!r}", self._paused, self.id)
             decided = check(self.agent, state, given, self.id)
-        run = self._run(signal, gated)
-        restore(run, state, self.agent)
+        try:
+            run = self._run(signal, gated)
+            restore(run, state, self.agent)
+        except BaseException:
+            if keeper is not None:  # nothing ran: the run stays paused
+                await keeper.give_back(state, self._started, self.denied)
+            raise
         run.journal = keeper
         return run, state.start, keeper, state, decided
 
@@ -204,6 +213,8 @@ class Session:
         keeper: Keeper | None,
         body: Callable[[], Coroutine[Any, Any, AgentResponse]],
     ) -> AgentResponse:
+        if keeper is not None:
+            keeper.beat()
         with counting(run, records):
             try:
                 return await body()
@@ -218,6 +229,8 @@ class Session:
         keeper: Keeper | None,
         body: Callable[[], Coroutine[Any, Any, AgentResponse]],
     ) -> AsyncGenerator[StreamEvent, None]:
+        if keeper is not None:
+            keeper.beat()
         with counting(run, records):
             try:
                 # closing this iterator must close the run's stream at once (abort), not

@@ -144,6 +144,13 @@ class Keeper:
             self.stored = len(history)
         return paused
 
+    async def give_back(self, paused: PausedRun | None, started: bool, denied: str | None) -> None:
+        """Release a claim before the run started (it failed to start): the session is as it
+        was, paused with ``paused`` or idle."""
+        await self.stop()
+        end = Release("paused" if paused else "idle", started, denied, paused)
+        await self.store.release(self.session_id, self.owner, self.stored, [], end)
+
 
 def recovered(row: SessionRow, history: list[ChatMessage], root: Agent) -> Release:
     """The state of a session whose process died while running it (its claim expired): the

@@ -116,11 +116,15 @@ async def claim_resume(
                 )
                 for call_id, d in decided.items()
             }
-            state = state.model_copy(update={"answers": answers})
-            await store.progress(
-                session.id, owner, Progress(at=len(session._history), paused=state)
-            )
-            return keeper, state, decided
+            answered = state.model_copy(update={"answers": answers})
+            try:
+                await store.progress(
+                    session.id, owner, Progress(at=len(session._history), paused=answered)
+                )
+            except BaseException:
+                await keeper.give_back(state, session._started, session.denied)
+                raise
+            return keeper, answered, decided
         lost = True
     raise ResumeConflictError(
         f"session {session.id!r} kept changing in other processes", session_id=session.id
@@ -129,9 +133,7 @@ async def claim_resume(
 
 def _keeper(session: Session, owner: str, start: int) -> Keeper:
     assert session.store is not None
-    keeper = Keeper(session.store, session.id, owner, session.lease, len(session._history), start)
-    keeper.beat()
-    return keeper
+    return Keeper(session.store, session.id, owner, session.lease, len(session._history), start)
 
 
 __all__ = ["ATTEMPTS", "claim_chat", "claim_resume", "read"]

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import finish, run, worker
+from store_support import finish, run, worker
 from strict import strict
 from wire_server import WireServer, completion, tool_call
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import HERE
+from store_support import HERE
 
 from agenthooks import Agent, Approve, ScriptedProvider, Session
 from agenthooks.errors import (
