@@ -9,6 +9,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..bus import Disposer, ErrorPolicy, HookBus, Matcher
+from ..bus.signals import RECORD_COUNTS
 from ..decisions import Decision
 from ..errors import RegistrationError
 from ..events import EventName
@@ -191,14 +192,20 @@ class Agent:
         with ``CancelledError``. Either way ``on_chat_abort`` fires first.
         """
         async with self._lock:
-            refuse_chat(f"agent {self.name!r}", self._paused)
+            if self._paused is not None:
+                refuse_chat(f"agent {self.name!r}", self._paused)
             run = Run(self, self.bus, self._history, signal=signal)
             start = len(self._history)
-            with counting(run):
-                try:
-                    return await execute_run(run, message)
-                finally:
-                    self._paused = keep(run, start)
+            # the hot path: no context manager, and nothing to count when nobody records
+            counted = "on_event" in self.bus.listened
+            if counted:
+                RECORD_COUNTS[run.run_id] = 0
+            try:
+                return await execute_run(run, message)
+            finally:
+                self._paused = keep(run, start) if run.pending else None
+                if counted:
+                    RECORD_COUNTS.pop(run.run_id, None)
 
     async def chat_stream(
         self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
