@@ -5,7 +5,7 @@ interceptor phases of model and tool calls are ordered middleware stacks.
 """
 
 from .bus import Disposer, HookBus
-from .decisions import Deny
+from .decisions import Approve, Ask, Deny
 from .errors import (
     AgentHooksError,
     BadReturnError,
@@ -19,7 +19,10 @@ from .errors import (
     ProviderResponseError,
     ProviderTimeout,
     RegistrationError,
+    ResumeConflictError,
+    ResumeError,
     RunAborted,
+    SessionPausedError,
     StopRun,
     UnknownEventError,
 )
@@ -29,6 +32,7 @@ from .events.contexts import __all__ as _contexts_all
 from .messages import (
     AgentResponse,
     ChatMessage,
+    PendingCall,
     ProviderRequest,
     ProviderResponse,
     ToolCall,
@@ -65,6 +69,8 @@ __all__ = [
     "AgentHooksError",
     "AgentResponse",
     "AnthropicProvider",
+    "Approve",
+    "Ask",
     "BadReturnError",
     "BudgetExceeded",
     "ChatMessage",
@@ -79,6 +85,7 @@ __all__ = [
     "Middleware",
     "OpenAIChatProvider",
     "OutputValidationError",
+    "PendingCall",
     "Provider",
     "ProviderConnectionError",
     "ProviderError",
@@ -88,10 +95,13 @@ __all__ = [
     "ProviderResponseError",
     "ProviderTimeout",
     "RegistrationError",
+    "ResumeConflictError",
+    "ResumeError",
     "RunAborted",
     "Scope",
     "ScriptedProvider",
     "Session",
+    "SessionPausedError",
     "Stack",
     "StopRun",
     "StreamDelta",

@@ -148,6 +148,7 @@ def agent_response(
     iterations: int,
     agent: str | None,
     output: Any = None,
+    pending: list[Any] | None = None,
 ) -> _messages.AgentResponse:
     """An ``AgentResponse`` with every field set."""
     data = {
@@ -158,6 +159,7 @@ def agent_response(
         "iterations": iterations,
         "agent": agent,
         "output": output,
+        "pending": [] if pending is None else pending,
     }
     return _instance(_messages.AgentResponse, data, set(data))
 

@@ -1,4 +1,4 @@
-"""Decision values a hook returns instead of raising."""
+"""Decision values a hook returns instead of raising, and the answers a human gives at resume."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ class Deny:
 
     On tool events the reason becomes the error text the model reads; on run-level events the
     run ends with ``finish_reason="denied"`` and the reason as its content. ``Deny()`` without
-    a reason reads ``Tool call "NAME" was denied`` for tools and ``denied`` elsewhere.
+    a reason reads ``Tool call "NAME" was denied`` for tools and ``denied`` elsewhere. At
+    ``resume()``, ``Deny(reason)`` answers a paused call: ``reason`` is exactly its tool message.
     """
 
     reason: str | None = None
@@ -23,4 +24,38 @@ class Deny:
         return f'Tool call "{tool_name}" was denied' if tool_name else "denied"
 
 
-__all__ = ["Deny"]
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """Pause the run until a human decides (where the event accepts it: see the catalog's
+    ``ask``; ``pre_tool_call`` and ``pre_handoff``).
+
+    The asked tool call neither runs nor gets a tool message; the other calls of the same
+    assistant message run or are denied as usual; then the run ends with
+    ``finish_reason="paused"`` and the call in ``response.pending`` with ``reason``. For the
+    flow of a chain an ``Ask`` is like a ``Deny``: the handlers after it (guards included) do
+    not run. When ``resume()`` approves the call, an ``Ask`` for it counts as ``None``.
+    """
+
+    reason: str | None = None
+
+    def text(self, tool_name: str | None = None) -> str:
+        """The reason a human reads."""
+        if self.reason:
+            return self.reason
+        return f'Tool call "{tool_name}" needs approval' if tool_name else "needs approval"
+
+
+@dataclass(frozen=True, slots=True)
+class Approve:
+    """A human's answer to a paused call at ``resume()``: the call runs through the normal
+    tool path (hooks, guards and budgets apply; an ``Ask`` for it counts as ``None``)."""
+
+
+Decision = Approve | Deny
+"""What ``resume()`` takes per pending call id."""
+
+ASK_ANSWERED = "_ask_answered"
+"""Set in a context's ``__dict__`` (never a field: hooks do not see it) when the step was
+approved at resume: an ``Ask`` returned on that context counts as ``None``."""
+
+__all__ = ["ASK_ANSWERED", "Approve", "Ask", "Decision", "Deny"]

@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ._construct import build
 
 Role = Literal["system", "user", "assistant", "tool"]
-FinishReason = Literal["stop", "length", "content_filter", "denied", "stopped", "terminated"]
+FinishReason = Literal[
+    "stop", "length", "content_filter", "denied", "stopped", "terminated", "paused"
+]
 
 
 class ToolCall(BaseModel):
@@ -144,12 +146,29 @@ class ProviderResponse(BaseModel):
     raw: Any = None
 
 
+class PendingCall(BaseModel):
+    """A tool call a paused run waits on: a hook returned ``Ask(reason)`` for it.
+
+    ``call_id`` is the id ``resume()`` answers; ``tool`` the tool's name; ``arguments`` what
+    the tool would get (validated); ``reason`` the ``Ask``'s reason.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    reason: str = ""
+
+
 class AgentResponse(BaseModel):
     """What ``chat()`` returns.
 
     ``messages`` are the messages this run added to history; ``agent`` names the agent that
     answered last (differs from the called agent after a handoff). ``output`` is the
-    validated final answer (an instance of the agent's ``output_type``), else ``None``.
+    validated final answer (an instance of the agent's ``output_type``), else ``None``. A
+    paused run (``finish_reason="paused"``) lists the calls it waits on in ``pending``; a resumed run's
+    response covers the whole run (its messages, usage and iterations since it started).
     """
 
     content: str | None = None
@@ -159,12 +178,14 @@ class AgentResponse(BaseModel):
     iterations: int = 0
     agent: str | None = None
     output: Any = None
+    pending: list[PendingCall] = Field(default_factory=list)
 
 
 __all__ = [
     "AgentResponse",
     "ChatMessage",
     "FinishReason",
+    "PendingCall",
     "ProviderRequest",
     "ProviderResponse",
     "ResponseFormat",

@@ -54,6 +54,7 @@ RECORD_FIELDS = (
     "is_error",
     "error",
     "denied",
+    "asked",
     "duration",
     "usage",
     "input",
@@ -64,6 +65,7 @@ RECORD_FIELDS = (
 TERMINAL_EVENTS = frozenset(
     {
         "on_chat_done",
+        "on_chat_paused",
         "on_chat_abort",
         "on_chat_error",
         "on_chat_end",
@@ -244,6 +246,7 @@ class Recorder:
                 "is_error": bool(data.get("is_error")),
                 "error": payload["error"],
                 "denied": payload["denied"],
+                "asked": data.get("asked"),
                 "duration": self._duration(record, mono),
                 "usage": to_jsonable(data.get("usage")),
                 "input": payload["input"],

@@ -56,6 +56,7 @@ class Tool(Generic[F]):
         name: str | None = None,
         description: str | None = None,
         inline: bool = False,
+        idempotent: bool = False,
     ) -> None:
         if not callable(fn):
             raise RegistrationError(f"@tool needs a function, got {fn!r}")
@@ -66,6 +67,10 @@ class Tool(Generic[F]):
         self.__doc__ = fn.__doc__
         self.is_async = inspect.iscoroutinefunction(fn)
         self.inline = inline
+        self.idempotent = idempotent
+        """Running the tool twice with the same arguments does no harm: after a crash of a
+        stored run between the tool's execution and the commit of its result, the resumed
+        run runs it again by itself (a tool that is not idempotent waits for a human)."""
         self.context_param, self.args_model = _arguments_model(fn, self.name)
         self.parameters = self.args_model.model_json_schema()
         self.parameters.pop("title", None)
@@ -153,7 +158,11 @@ def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[str | None, typ
 def tool(fn: F, /) -> Tool[F]: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, inline: bool = False
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    inline: bool = False,
+    idempotent: bool = False,
 ) -> Callable[[F], Tool[F]]: ...
 def tool(
     fn: F | None = None,
@@ -162,17 +171,20 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     inline: bool = False,
+    idempotent: bool = False,
 ) -> Tool[F] | Callable[[F], Tool[F]]:
     """Turn a typed sync or async function into a ``Tool``.
 
     ``@tool`` or ``@tool(name=..., description=..., inline=True)``; the description defaults to
     the docstring. ``inline=True`` runs a sync function on the event loop instead of a thread.
+    ``idempotent=True`` says running it twice does no harm (a stored run that crashed while it
+    ran runs it again on resume; otherwise a human decides).
     """
     if fn is not None:
         return Tool(fn)
 
     def decorate(f: F) -> Tool[F]:
-        return Tool(f, name=name, description=description, inline=inline)
+        return Tool(f, name=name, description=description, inline=inline, idempotent=idempotent)
 
     return decorate
 

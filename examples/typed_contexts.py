@@ -35,16 +35,16 @@ Output:
     000 preRequest        pre_request          PreRequestContext       {"request"}, {"response"}, Deny(reason)
     000 onResponse        on_response          ResponseContext         {"response"}, Deny(reason)
     000 onMessage         on_message           MessageContext          -
-    000 preToolCall       pre_tool_call        PreToolCallContext      {"call"}, {"error"}, {"result"}, Deny(reason)
+    000 preToolCall       pre_tool_call        PreToolCallContext      {"call"}, {"error"}, {"result"}, Deny(reason), Ask(reason)
     000 onToolCallResult  on_tool_call_result  ToolCallResultContext   {"result"}, {"terminate"}, Deny(reason)
     000 onToolCallError   on_tool_call_error   ToolCallErrorContext    {"error"}, {"result"}, {"terminate"}
     000 onScopeRegister   on_scope_register    ScopeRegisterContext    -
     000 onScopeUnregister on_scope_unregister  ScopeUnregisterContext  -
     004 beforeRun         on_chat_start        ChatStartContext        Deny(reason)
     004 afterRun          on_chat_done         ChatDoneContext         -
-    004 beforeToolCall    pre_tool_call        PreToolCallContext      {"call"}, {"error"}, {"result"}, Deny(reason)
+    004 beforeToolCall    pre_tool_call        PreToolCallContext      {"call"}, {"error"}, {"result"}, Deny(reason), Ask(reason)
     004 afterToolCall     on_tool_call_result  ToolCallResultContext   {"result"}, {"terminate"}, Deny(reason)
-    004 beforeHandoff     pre_handoff          PreHandoffContext       Deny(reason)
+    004 beforeHandoff     pre_handoff          PreHandoffContext       Deny(reason), Ask(reason)
     004 onStop            on_stop              StopContext             -
     004 onSubagentStart   on_subagent_start    SubagentStartContext    -
     004 onSubagentStop    on_subagent_stop     SubagentStopContext     -

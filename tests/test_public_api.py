@@ -21,9 +21,11 @@ PUBLIC = {
     "RunAborted", "Scope", "ScriptedProvider", "Session", "Stack", "StopRun", "StreamDelta",
     "StreamEvent", "TextDelta", "Tool", "ToolCall", "ToolCallEnd", "ToolCallStart",
     "ToolContext", "UnknownEventError", "Usage", "hook", "tool",
+    "Ask", "Approve", "PendingCall", "ResumeError", "ResumeConflictError", "SessionPausedError",
 }  # fmt: skip
 CONTEXTS = {
     "ChatAbortContext", "ChatDoneContext", "ChatEndContext", "ChatErrorContext",
+    "ChatPausedContext", "RunResumedContext",
     "ChatStartContext", "EventContext", "EventRecord", "HandoffContext", "LoopContext",
     "LoopEndContext", "LoopStartContext", "MemoryContext", "MemoryErrorContext",
     "MemoryReadContext", "MemoryWriteContext", "MessageContext", "ModelErrorContext",

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from ..decisions import Deny
+from ..decisions import Ask, Deny
 from ..errors import HOOK_MARK, BadReturnError, StopRun
 from ..events.catalog import CATALOG, EventSpec, resolve
 from .registry import NO_CHAINS, Chains, ErrorPolicy, Registration
 from .returns import apply_return
-from .signals import BusSignal, error_text, event_record, send_receivers
+from .signals import RECORD_COUNTS, BusSignal, error_text, event_record, send_receivers
 
 if TYPE_CHECKING:
     from ..events.contexts import EventContext
@@ -31,7 +31,7 @@ _TEARDOWN = {name: spec.teardown for name, spec in CATALOG.items()}
 _QUIET = {name: False if spec.kind == "predicate" else None for name, spec in CATALOG.items()}
 """What firing each event returns when nobody listens."""
 # return types that are never awaitable: the awaitable test is skipped for them
-_PLAIN = frozenset({dict, bool, Deny})
+_PLAIN = frozenset({dict, bool, Deny, Ask})
 
 
 class Dispatcher:
@@ -58,7 +58,8 @@ class Dispatcher:
         """Fire ``event`` (a canonical name or an alias) with ``ctx``.
 
         Returns what the kind of the event decides: ``None`` for an observer, the ``Deny``
-        that refused the step (or ``None``) for an interceptor, the verdict for a predicate.
+        that refused the step or the ``Ask`` that paused it (or ``None``) for an interceptor,
+        the verdict for a predicate.
         ``between(ctx)`` runs after the ordinary handlers, before the guards (which it skips
         by returning True). An unknown name raises ``UnknownEventError``."""
         if event not in self.listened:
@@ -88,7 +89,7 @@ class Dispatcher:
             if event in self.after:
                 await self._after_chain(spec, ctx, None)
             return None
-        deny: Deny | None = None
+        deny: Deny | Ask | None = None  # an Ask ends the chain as a Deny does
         verdict = False
         for tier in (ordinary, guards) if guards else (ordinary,):
             for reg in tier:
@@ -135,8 +136,9 @@ class Dispatcher:
         async def emit(self, event: str, ctx: EventContext) -> None:
             """Fire an observer event: every handler runs, returns are ignored."""
 
-        async def intercept(self, event: str, ctx: EventContext) -> Deny | None:
-            """Fold an interceptor event over its handlers; returns the refusing ``Deny``."""
+        async def intercept(self, event: str, ctx: EventContext) -> Deny | Ask | None:
+            """Fold an interceptor event over its handlers; returns the refusing ``Deny`` (or
+            the pausing ``Ask``)."""
 
         async def check(self, event: str, ctx: EventContext) -> bool:
             """Ask a predicate event: True as soon as one handler returns True."""
@@ -184,7 +186,9 @@ class Dispatcher:
         log_isolated(reg, spec, exc)
         return Deny(error_text(exc)) if spec.gate else None
 
-    async def _after_chain(self, spec: EventSpec, ctx: EventContext, deny: Deny | None) -> None:
+    async def _after_chain(
+        self, spec: EventSpec, ctx: EventContext, deny: Deny | Ask | None
+    ) -> None:
         signal = self.signals.get(spec.name)
         if signal is not None and signal.receivers:
 
@@ -193,6 +197,8 @@ class Dispatcher:
 
             await send_receivers(signal, self, ctx, failed)
         if self.records and spec.name != "on_event":
+            if RECORD_COUNTS and ctx.run_id in RECORD_COUNTS:
+                RECORD_COUNTS[ctx.run_id] += 1
             await self.dispatch("on_event", event_record(spec.name, ctx, deny))
 
 

@@ -1,7 +1,8 @@
 """Applying a handler's return to its context: validation at the hook boundary.
 
-A return is ``None`` (unchanged), a ``Deny`` where the event accepts one, or a mapping of the
-keys the event accepts. Anything else is a ``BadReturnError`` naming the event, the handler,
+A return is ``None`` (unchanged), a ``Deny`` where the event accepts one, an ``Ask`` where the
+event accepts one (it ends the chain like a ``Deny``; on a step approved at resume it counts as
+``None``), or a mapping of the keys the event accepts. Anything else is a ``BadReturnError`` naming the event, the handler,
 the key and the closest valid key.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from ..decisions import Deny
+from ..decisions import ASK_ANSWERED, Ask, Deny
 from ..errors import BadReturnError
 from ..events.catalog import CATALOG, EventSpec
 from ..events.contexts import EventContext
@@ -30,10 +31,10 @@ log = structlog.get_logger("agenthooks")
 
 def apply_return(
     spec: EventSpec, ctx: EventContext, result: Any, reg: Registration
-) -> tuple[bool, Deny | None]:
+) -> tuple[bool, Deny | Ask | None]:
     """Validate ``result`` and apply it to ``ctx``.
 
-    Returns (stop the ordinary chain, the deny). All keys are validated before any is applied,
+    Returns (stop the ordinary chain, the deny or ask that ends the chain). All keys are validated before any is applied,
     so a bad return leaves the context as the previous handler left it.
     """
     if type(result) is dict and len(result) == 1:
@@ -59,6 +60,15 @@ def apply_return(
                 f"handler {reg.label} returned Deny on {spec.name!r}, which cannot deny; "
                 f"it may return {spec.may_return}"
             )
+        if isinstance(result, Ask):
+            if not spec.ask:
+                raise BadReturnError(
+                    f"handler {reg.label} returned Ask on {spec.name!r}, which cannot pause a "
+                    f"run; it may return {spec.may_return}"
+                )
+            if ctx.__dict__.get(ASK_ANSWERED):  # approved at resume: the ask is answered
+                return _GO_ON
+            return True, result
         if not isinstance(result, Mapping):
             raise BadReturnError(
                 f"handler {reg.label} of {spec.name!r} returned {type(result).__name__}; "
@@ -101,7 +111,7 @@ def apply_return(
 
 
 _NONE: frozenset[str] = frozenset()
-_GO_ON: tuple[bool, Deny | None] = (False, None)
+_GO_ON: tuple[bool, Deny | Ask | None] = (False, None)
 # per event: the keys that neither short-circuit nor recover (the single-key fast path)
 _PLAIN_KEYS: dict[str, frozenset[str]] = {
     name: s.returns - s.short_circuit - s.recovery for name, s in CATALOG.items()

@@ -15,7 +15,7 @@ from typing import Any
 
 import blinker
 
-from ..decisions import Deny
+from ..decisions import Ask, Deny
 from ..events.contexts import EventContext, EventRecord
 
 
@@ -67,13 +67,21 @@ def error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+RECORD_COUNTS: dict[str, int] = {}
+"""run id -> the ``on_event`` records emitted for it so far, for the runs being counted (a
+top-level run while it runs: a paused run stores its count, so its resumption, in any
+process, tells exporters where its numbering goes on)."""
+
 _RECORD_FIELDS = frozenset(EventRecord.model_fields)
 _new = object.__new__
 _set = object.__setattr__
 
 
-def event_record(name: str, ctx: EventContext, deny: Deny | None) -> EventRecord:
+def event_record(name: str, ctx: EventContext, deny: Deny | Ask | None) -> EventRecord:
     """The uniform ``on_event`` record of one emission of ``name``."""
+    asked = None
+    if deny is not None and type(deny) is Ask:
+        asked, deny = deny, None
     data = ctx.__dict__
     error = data.get("error")
     inp, out = ctx.record_io()
@@ -108,6 +116,7 @@ def event_record(name: str, ctx: EventContext, deny: Deny | None) -> EventRecord
             if isinstance(error, BaseException)
             else str(error),
             "denied": None if deny is None else deny.text(tool_name),
+            "asked": None if asked is None else asked.text(tool_name),
         },
     )
     _set(record, "__pydantic_fields_set__", set(_RECORD_FIELDS))
@@ -116,4 +125,4 @@ def event_record(name: str, ctx: EventContext, deny: Deny | None) -> EventRecord
     return record
 
 
-__all__ = ["BusSignal", "error_text", "event_record", "send_receivers"]
+__all__ = ["RECORD_COUNTS", "BusSignal", "error_text", "event_record", "send_receivers"]

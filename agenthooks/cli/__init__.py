@@ -4,6 +4,8 @@
     agenthooks plugins [--json]
     agenthooks demo [--base-url URL --model NAME] [--record FILE]
     agenthooks trace RUN.jsonl [--html OUT.html]
+    agenthooks sessions list|show ID [--store URL]
+    agenthooks approvals list|approve ID|deny ID --reason TEXT [--store URL]
 
 Exit codes: 0 success, 1 a broken plugin (``plugins``), 2 a usage or input error.
 """
@@ -16,10 +18,10 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import demo, events, plugins, trace
+from . import demo, events, plugins, sessions, store_approvals, trace
 from .common import CLIError
 
-COMMANDS = (events, plugins, demo, trace)
+COMMANDS = (events, plugins, demo, trace, sessions, store_approvals)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agenthooks",
         description="Tools for people who write agenthooks hooks: the event catalog, the "
-        "installed plugins, a demo run, and traces of recorded runs.",
+        "installed plugins, a demo run, traces of recorded runs, stored sessions and "
+        "the approvals their paused runs wait on.",
         epilog="Run `agenthooks COMMAND --help` for the options of each command.",
     )
     parser.add_argument("--version", action="version", version=f"agenthooks {__version__}")

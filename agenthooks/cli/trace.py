@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..trace import build_trace, load_recording, render_html, render_tree
+from ..trace import build_trace, load_recording, merge_recordings, render_html, render_tree
 from ..trace.load import RecordingError
 from .common import CLIError, Subparsers
 
@@ -24,7 +24,13 @@ def add_parser(sub: Subparsers) -> None:
         epilog="Exit status 2 when the file is missing or not a recording, or when lines "
         "had to be skipped (a truncated last line): what is readable is still shown.",
     )
-    parser.add_argument("recording", metavar="RUN.jsonl", help="the recording to show")
+    parser.add_argument(
+        "recordings",
+        metavar="RUN.jsonl",
+        nargs="+",
+        help="the recording to show; several are merged in time order (a run paused in "
+        "one process and resumed in another shows as one run)",
+    )
     parser.add_argument(
         "--html",
         metavar="OUT.html",
@@ -49,13 +55,15 @@ def _use_color(choice: str) -> bool:
 def run(args: argparse.Namespace) -> int:
     """Render the recording; 2 when it cannot be read or lines were skipped."""
     try:
-        recording = load_recording(args.recording)
+        recordings = [load_recording(path) for path in args.recordings]
     except RecordingError as exc:
         raise CLIError(str(exc)) from None
-    trace = build_trace(recording.records)
+    trace = build_trace(merge_recordings(recordings))
+    skipped = [(r.path, s) for r in recordings for s in r.skipped]
     if args.html:
         out = Path(args.html)
-        page = render_html(trace, title=Path(args.recording).name, skipped=recording.skipped)
+        title = " + ".join(Path(p).name for p in args.recordings)
+        page = render_html(trace, title=title, skipped=[s for _, s in skipped])
         try:
             out.write_text(page, encoding="utf-8")
         except OSError as exc:
@@ -65,18 +73,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         unicode = "utf" in (getattr(sys.stdout, "encoding", None) or "").lower()
         sys.stdout.write(render_tree(trace, color=_use_color(args.color), unicode=unicode))
-    if recording.skipped:
+    if skipped:
         sys.stdout.flush()
-        for skipped in recording.skipped:
+        for path, line in skipped:
             print(
-                f"agenthooks trace: skipped line {skipped.line} of {recording.path}: "
-                f"{skipped.reason}",
+                f"agenthooks trace: skipped line {line.line} of {path}: {line.reason}",
                 file=sys.stderr,
             )
-        count = len(recording.skipped)
+        count = len(skipped)
+        where = recordings[0].path if len(recordings) == 1 else "the recordings"
         print(
             f"agenthooks trace: error: {count} line{'s' * (count != 1)} of "
-            f"{recording.path} could not be read; the rest is shown above",
+            f"{where} could not be read; the rest is shown above",
             file=sys.stderr,
         )
         return 2

@@ -19,7 +19,8 @@ class EventSpec:
 
     ``returns``: keys a handler may return; ``short_circuit``: keys that skip the remaining
     ordinary handlers and the downstream step; ``recovery``: keys where the first one wins;
-    ``deny``: whether ``Deny`` is accepted; ``gate``: an isolated exception counts as ``Deny``;
+    ``deny``: whether ``Deny`` is accepted; ``ask``: whether ``Ask`` is (the run then pauses);
+    ``gate``: an isolated exception counts as ``Deny``;
     ``teardown``: every handler exception is logged and ignored; ``match``: the context
     attribute ``match=`` tests; ``groups``: the sets the runtime asks about at once
     (``model_call`` and ``tool_call``: the hook layer of each call; ``stream``;
@@ -33,6 +34,7 @@ class EventSpec:
     short_circuit: frozenset[str] = frozenset()
     recovery: frozenset[str] = frozenset()
     deny: bool = False
+    ask: bool = False
     gate: bool = False
     teardown: bool = False
     match: str | None = None
@@ -59,6 +61,8 @@ class EventSpec:
         parts = [f'{{"{k}"}}' for k in sorted(self.returns)]
         if self.deny:
             parts.append("Deny(reason)")
+        if self.ask:
+            parts.append("Ask(reason)")
         return ", ".join(parts) or "-"
 
 
@@ -241,6 +245,7 @@ CATALOG: dict[str, EventSpec] = {
             _s("call", "result", "error"),
             _s("result", "error"),
             deny=True,
+            ask=True,
             gate=True,
             match=_TOOL,
             groups=_s("tool_call"),
@@ -358,6 +363,7 @@ CATALOG: dict[str, EventSpec] = {
             "interceptor",
             c.PreHandoffContext,
             deny=True,
+            ask=True,
             gate=True,
             match="to_agent",
             aliases=("beforeHandoff",),
@@ -378,6 +384,18 @@ CATALOG: dict[str, EventSpec] = {
             groups=_s("after_answer"),
             aliases=("onChatDone", "afterRun"),
             doc="the run completed",
+        ),
+        EventSpec(
+            "on_chat_paused",
+            "observer",
+            c.ChatPausedContext,
+            doc="the run paused: a hook asked for a human's decision (Ask)",
+        ),
+        EventSpec(
+            "on_run_resumed",
+            "observer",
+            c.RunResumedContext,
+            doc="a paused run continues (resume()), before the answered calls run",
         ),
         EventSpec(
             "on_chat_abort",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..messages import (
     AgentResponse,
     ChatMessage,
+    PendingCall,
     ProviderRequest,
     ProviderResponse,
     ToolCall,
@@ -243,7 +244,8 @@ class _ToolEvent(EventContext):
 class PreToolCallContext(_ToolEvent, _ShortCircuit):
     """``pre_tool_call``: arguments validated, before the handler runs; also the context of the
     tool stack. Returns: ``{"call": ToolCall}`` (arguments only), ``{"result": value}`` or
-    ``{"error": exc}`` (short-circuits), or ``Deny(reason)`` (an error the model reads)."""
+    ``{"error": exc}`` (short-circuits), ``Deny(reason)`` (an error the model reads), or
+    ``Ask(reason)`` (the call waits for a human: the run pauses after its batch)."""
 
     result: Any = None
     error: BaseException | str | None = None
@@ -348,7 +350,8 @@ class SubagentStopContext(SubagentContext):
 
 
 class HandoffContext(_ShortCircuit):
-    """``pre_handoff`` (Returns: ``Deny(reason)`` keeps the current agent) and ``on_handoff``."""
+    """``pre_handoff`` (Returns: ``Deny(reason)`` keeps the current agent; ``Ask(reason)``
+    pauses the run) and ``on_handoff``."""
 
     from_agent: str = ""
     to_agent: str = ""
@@ -356,7 +359,8 @@ class HandoffContext(_ShortCircuit):
 
 class PreHandoffContext(HandoffContext):
     """``pre_handoff``: before control passes from ``from_agent`` to ``to_agent``.
-    Returns: ``Deny(reason)`` keeps the current agent; the reason becomes the tool message."""
+    Returns: ``Deny(reason)`` keeps the current agent; the reason becomes the tool message.
+    ``Ask(reason)`` pauses the run: the handoff call waits for a human's decision."""
 
 
 class OnHandoffContext(HandoffContext):
@@ -368,6 +372,30 @@ class ChatDoneContext(EventContext):
 
     response: AgentResponse = Field(default_factory=AgentResponse)
     record_output: ClassVar[str | None] = "response"
+
+
+class ChatPausedContext(EventContext):
+    """``on_chat_paused``: the run paused (a hook returned ``Ask``): ``response`` has
+    ``finish_reason="paused"`` and the calls it waits on in ``response.pending``; in a
+    ``Session`` with a store the run is stored before this fires, so a handler may tell a
+    human (or another process) at once. A terminal event: ``on_chat_end`` follows. Observer."""
+
+    response: AgentResponse = Field(default_factory=AgentResponse)
+    record_output: ClassVar[str | None] = "response"
+
+
+class RunResumedContext(EventContext):
+    """``on_run_resumed``: a paused run continues (``resume()``, in any process), before the
+    answered calls run. ``pending`` are the calls it waited on; ``decisions`` the answer per
+    call id (``Approve()`` or ``Deny(reason)``); ``records`` the number of ``on_event``
+    records the run emitted before this resume (so an exporter numbering records per run
+    continues at ``records + 1``). Observer."""
+
+    pending: list[PendingCall] = Field(default_factory=list)
+    decisions: dict[str, Any] = Field(default_factory=dict)
+    records: int = 0
+    record_input: ClassVar[str | None] = "decisions"
+    record_output: ClassVar[str | None] = "pending"
 
 
 class ChatAbortContext(EventContext):
@@ -418,6 +446,8 @@ class EventRecord(EventContext):
     duration: float | None = None
     error: str | None = None
     denied: str | None = None
+    asked: str | None = None
+    """The ``Ask`` reason when a handler paused the step (the run then ends paused)."""
 
 
 ToolResultContext = ToolCallResultContext
@@ -431,6 +461,7 @@ __all__ = [
     "ChatDoneContext",
     "ChatEndContext",
     "ChatErrorContext",
+    "ChatPausedContext",
     "ChatStartContext",
     "EventContext",
     "EventRecord",
@@ -453,6 +484,7 @@ __all__ = [
     "PreToolCallContext",
     "PrepareNextTurnContext",
     "ResponseContext",
+    "RunResumedContext",
     "ScopeContext",
     "ScopeRegisterContext",
     "ScopeUnregisterContext",

@@ -45,6 +45,7 @@ def describe(spec: EventSpec) -> dict[str, Any]:
         "fires": spec.doc,
         "may_return": spec.may_return,
         "can_deny": spec.deny,
+        "can_ask": spec.ask,
         "fails_closed": spec.gate,
         "matches": spec.match,
         "groups": sorted(spec.groups),

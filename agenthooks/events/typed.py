@@ -13,6 +13,7 @@ from .contexts import (
     ChatDoneContext,
     ChatEndContext,
     ChatErrorContext,
+    ChatPausedContext,
     ChatStartContext,
     EventContext,
     EventRecord,
@@ -32,6 +33,7 @@ from .contexts import (
     PreRequestContext,
     PreToolCallContext,
     ResponseContext,
+    RunResumedContext,
     ScopeRegisterContext,
     ScopeUnregisterContext,
     SessionCloseContext,
@@ -88,6 +90,8 @@ EventName = Literal[
     "pre_handoff",
     "on_handoff",
     "on_chat_done",
+    "on_chat_paused",
+    "on_run_resumed",
     "on_chat_abort",
     "on_chat_error",
     "on_chat_end",
@@ -107,6 +111,8 @@ _ChatEndContext = TypeVar('_ChatEndContext', bound=Callable[[ChatEndContext], An
 _MChatEndContext = TypeVar('_MChatEndContext', bound=Callable[[Any, ChatEndContext], Any])
 _ChatErrorContext = TypeVar('_ChatErrorContext', bound=Callable[[ChatErrorContext], Any])
 _MChatErrorContext = TypeVar('_MChatErrorContext', bound=Callable[[Any, ChatErrorContext], Any])
+_ChatPausedContext = TypeVar('_ChatPausedContext', bound=Callable[[ChatPausedContext], Any])
+_MChatPausedContext = TypeVar('_MChatPausedContext', bound=Callable[[Any, ChatPausedContext], Any])
 _ChatStartContext = TypeVar('_ChatStartContext', bound=Callable[[ChatStartContext], Any])
 _MChatStartContext = TypeVar('_MChatStartContext', bound=Callable[[Any, ChatStartContext], Any])
 _EventRecord = TypeVar('_EventRecord', bound=Callable[[EventRecord], Any])
@@ -143,6 +149,8 @@ _PreToolCallContext = TypeVar('_PreToolCallContext', bound=Callable[[PreToolCall
 _MPreToolCallContext = TypeVar('_MPreToolCallContext', bound=Callable[[Any, PreToolCallContext], Any])
 _ResponseContext = TypeVar('_ResponseContext', bound=Callable[[ResponseContext], Any])
 _MResponseContext = TypeVar('_MResponseContext', bound=Callable[[Any, ResponseContext], Any])
+_RunResumedContext = TypeVar('_RunResumedContext', bound=Callable[[RunResumedContext], Any])
+_MRunResumedContext = TypeVar('_MRunResumedContext', bound=Callable[[Any, RunResumedContext], Any])
 _ScopeRegisterContext = TypeVar('_ScopeRegisterContext', bound=Callable[[ScopeRegisterContext], Any])
 _MScopeRegisterContext = TypeVar('_MScopeRegisterContext', bound=Callable[[Any, ScopeRegisterContext], Any])
 _ScopeUnregisterContext = TypeVar('_ScopeUnregisterContext', bound=Callable[[ScopeUnregisterContext], Any])
@@ -348,6 +356,16 @@ class OnMethod(Protocol):
     def __call__(self, event: Literal["on_chat_done", "onChatDone", "afterRun"], handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_ChatDoneContext], _ChatDoneContext]: ...
 
     @overload
+    def __call__(self, event: Literal["on_chat_paused"], handler: Callable[[ChatPausedContext], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
+    @overload
+    def __call__(self, event: Literal["on_chat_paused"], handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_ChatPausedContext], _ChatPausedContext]: ...
+
+    @overload
+    def __call__(self, event: Literal["on_run_resumed"], handler: Callable[[RunResumedContext], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
+    @overload
+    def __call__(self, event: Literal["on_run_resumed"], handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_RunResumedContext], _RunResumedContext]: ...
+
+    @overload
     def __call__(self, event: Literal["on_chat_abort", "onChatAbort"], handler: Callable[[ChatAbortContext], Any], *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Disposer: ...
     @overload
     def __call__(self, event: Literal["on_chat_abort", "onChatAbort"], handler: None = None, *, match: Matcher | None = None, priority: int = 0, errors: ErrorPolicy | None = None, guard: bool = False) -> Callable[[_ChatAbortContext], _ChatAbortContext]: ...
@@ -484,6 +502,12 @@ class HookDecorator(Protocol):
 
     @overload
     def __call__(self, event: Literal["on_chat_done", "onChatDone", "afterRun"], *, match: Any = None, priority: int | None = None, guard: bool | None = None, errors: str | None = None) -> Callable[[_MChatDoneContext], _MChatDoneContext]: ...
+
+    @overload
+    def __call__(self, event: Literal["on_chat_paused"], *, match: Any = None, priority: int | None = None, guard: bool | None = None, errors: str | None = None) -> Callable[[_MChatPausedContext], _MChatPausedContext]: ...
+
+    @overload
+    def __call__(self, event: Literal["on_run_resumed"], *, match: Any = None, priority: int | None = None, guard: bool | None = None, errors: str | None = None) -> Callable[[_MRunResumedContext], _MRunResumedContext]: ...
 
     @overload
     def __call__(self, event: Literal["on_chat_abort", "onChatAbort"], *, match: Any = None, priority: int | None = None, guard: bool | None = None, errors: str | None = None) -> Callable[[_MChatAbortContext], _MChatAbortContext]: ...

@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import aclosing
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..bus import Disposer, ErrorPolicy, HookBus, Matcher
+from ..bus.signals import RECORD_COUNTS
+from ..decisions import Decision
 from ..errors import RegistrationError
 from ..events import EventName
-from ..messages import AgentResponse, ChatMessage
+from ..messages import AgentResponse, ChatMessage, PendingCall
 from ..middleware import Middleware, Stack
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
 from .memory import Memory
 from .output import OutputSpec
+from .pausing import counting, keep, pending_of, refuse_chat, require_paused
+from .resume import PausedRun, check, restore, resume_body
 from .run import Run
-from .runner import execute_run, stream_run
+from .runner import execute, execute_run, stream, stream_run
 from .scopes import ScopeRegistry
 from .stacks import CallStacks
 from .streaming import StreamEvent
@@ -128,6 +133,7 @@ class Agent:
         self.matchers_checked = -1
         """The bus version whose ``match=`` names were last checked against what this agent
         can reach (``runtime/reach.py``)."""
+        self._paused: PausedRun | None = None
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r})"
@@ -252,7 +258,20 @@ class Agent:
         with ``CancelledError``. Either way ``on_chat_abort`` fires first.
         """
         async with self._lock:
-            return await execute_run(Run(self, self.bus, self._history, signal=signal), message)
+            if self._paused is not None:
+                refuse_chat(f"agent {self.name!r}", self._paused)
+            run = Run(self, self.bus, self._history, signal=signal)
+            start = len(self._history)
+            # the hot path: no context manager, and nothing to count when nobody records
+            counted = "on_event" in self.bus.listened
+            if counted:
+                RECORD_COUNTS[run.run_id] = 0
+            try:
+                return await execute_run(run, message)
+            finally:
+                self._paused = keep(run, start) if run.pending else None
+                if counted:
+                    RECORD_COUNTS.pop(run.run_id, None)
 
     async def chat_stream(
         self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
@@ -262,12 +281,64 @@ class Agent:
         text until ``post_agent`` allowed the final answer. Closing the iterator aborts the run.
         """
         async with self._lock:
+            refuse_chat(f"agent {self.name!r}", self._paused)
             run = Run(self, self.bus, self._history, signal=signal, gated=self._gated(gated))
-            # closing this iterator must close the run's stream at once (abort), not
-            # whenever the inner generator is garbage-collected
-            async with aclosing(stream_run(run, message)) as items:
-                async for item in items:
-                    yield item
+            start = len(self._history)
+            with counting(run):
+                try:
+                    # closing this iterator must close the run's stream at once (abort), not
+                    # whenever the inner generator is garbage-collected
+                    async with aclosing(stream_run(run, message)) as items:
+                        async for item in items:
+                            yield item
+                finally:
+                    self._paused = keep(run, start)
+
+    @property
+    def pending(self) -> list[PendingCall]:
+        """The calls the agent's own paused run waits on (empty when none is paused)."""
+        return pending_of(self._paused)
+
+    async def resume(
+        self, decisions: Mapping[str, Decision] | None = None, signal: asyncio.Event | None = None
+    ) -> AgentResponse:
+        """Continue the agent's own paused run (in this process; a ``Session`` with a store
+        resumes in any): ``{call_id: Approve() or Deny(reason)}`` for each pending call."""
+        async with self._lock:
+            run, state, decided = self._resumed(decisions, signal, False)
+            with counting(run, state.records):
+                try:
+                    return await execute(run, partial(resume_body, run, state, decided))
+                finally:
+                    self._paused = keep(run, state.start)
+
+    async def resume_stream(
+        self,
+        decisions: Mapping[str, Decision] | None = None,
+        *,
+        gated: bool = False,
+        signal: asyncio.Event | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """``resume()`` yielding what ``chat_stream()`` yields."""
+        async with self._lock:
+            run, state, decided = self._resumed(decisions, signal, self._gated(gated))
+            body = partial(execute, run, partial(resume_body, run, state, decided))
+            with counting(run, state.records):
+                try:
+                    async with aclosing(stream(run, body)) as items:
+                        async for item in items:
+                            yield item
+                finally:
+                    self._paused = keep(run, state.start)
+
+    def _resumed(
+        self, decisions: Mapping[str, Decision] | None, signal: asyncio.Event | None, gated: bool
+    ) -> tuple[Run, PausedRun, dict[str, Decision]]:
+        state = require_paused(f"agent {self.name!r}", self._paused, None)
+        decided = check(self, state, dict(decisions or {}), None)
+        run = Run(self, self.bus, self._history, signal=signal, gated=gated)
+        restore(run, state, self)
+        return run, state, decided
 
     def chat_sync(self, message: str) -> AgentResponse:
         """``chat`` for scripts: runs its own event loop. Inside a running loop (async code,

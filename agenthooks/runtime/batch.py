@@ -79,13 +79,15 @@ class Batch:
         tool = flight.tool
         if tool is None or tool.handoff is None:
             return None
-        earlier = claimed_handoff(f for f in self.flights if f is not flight)
+        earlier = claimed_handoff(f for f in self.flights if f is not flight) or self.run.handoff
         return await refuse_handoff(self.run, flight.call, tool.handoff, earlier)
 
 
 async def run_tool_batch(run: Run, calls: list[ToolCall]) -> bool:
     """Run ``calls`` and write their tool messages; True when every call (at least one) asked
-    to end the run (``terminate``)."""
+    to end the run (``terminate``). Calls a hook asked about get no message: they are added
+    to ``run.pending`` (the run then pauses), and a handoff the batch claimed waits in
+    ``run.handoff`` until the run is resumed."""
     if run.agent.parallel_tool_calls and len(calls) > 1:
         batch = Batch(run, BatchOrder(len(calls)))
         run.serial = HookTurn()
@@ -98,13 +100,24 @@ async def run_tool_batch(run: Run, calls: list[ToolCall]) -> bool:
         outcomes = []
         for i, call in enumerate(calls):
             outcomes.append(await tool_call(run, call, batch, i))
+    return await end_batch(run, batch, outcomes)
+
+
+async def end_batch(run: Run, batch: Batch, outcomes: list[ToolOutcome]) -> bool:
+    """The end of a batch: its claimed handoff (or, when the run pauses, its keeping);
+    True when every call (at least one) asked to end the run."""
     # the batch's first allowed handoff, once every call has its tool message: the calls of
     # one assistant message belong to the agent that made them
-    target: Agent | None = claimed_handoff(batch.flights)
+    target: Agent | None = claimed_handoff(batch.flights) or run.handoff
     batch.flights.clear()  # a flight points at its batch: no cycle is left for the collector
+    terminate = bool(outcomes) and all(o.terminate for o in outcomes if o.asked is None)
+    if run.pending:  # the asked calls belong to the agent that made them: no handoff yet
+        run.handoff, run.terminating = target, terminate
+        return False
+    run.handoff = None
     if target is not None:
         await hand_over(run, target)
-    return bool(outcomes) and all(o.terminate for o in outcomes)
+    return terminate
 
 
 async def _gather(calls: Iterable[Awaitable[ToolOutcome]]) -> list[ToolOutcome]:
@@ -119,4 +132,4 @@ async def _gather(calls: Iterable[Awaitable[ToolOutcome]]) -> list[ToolOutcome]:
         raise
 
 
-__all__ = ["Batch", "BatchOrder", "run_tool_batch"]
+__all__ = ["Batch", "BatchOrder", "end_batch", "run_tool_batch"]

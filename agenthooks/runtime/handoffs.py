@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from .._construct import context
 from ..bus import HookBus
-from ..decisions import Deny
+from ..decisions import ASK_ANSWERED, Ask, Deny
 from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
 from ..messages import ToolCall
 from .run import Run
-from .tool_call import Flight, ToolOutcome
+from .tool_call import Flight, ToolOutcome, asked
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -29,7 +29,7 @@ def claimed_handoff(flights: Iterable[Flight]) -> Agent | None:
         if (
             tool is not None
             and tool.handoff is not None
-            and (outcome is None or outcome.error is None)
+            and (outcome is None or (outcome.error is None and outcome.asked is None))
         ):
             return tool.handoff  # type: ignore[no-any-return]
     return None
@@ -50,17 +50,20 @@ async def refuse_handoff(
             source="denied",
             denied=True,
         )
-    deny = await _gate(run, target)
+    deny = await _gate(run, target, call.id in run.answered)
+    if type(deny) is Ask:
+        return asked(call, deny, run.parent is not None)
     if deny is not None:
         return ToolOutcome(call, error=deny.text(call.name), source="denied", denied=True)
     return None
 
 
-async def _gate(run: Run, target: Agent) -> Deny | None:
-    """``pre_handoff``, then ``pre_agent`` on the target: either may keep the current agent.
-    The target's own guards judge both, beside the run's."""
+async def _gate(run: Run, target: Agent, answered: bool) -> Deny | Ask | None:
+    """``pre_handoff`` (which may ``Ask``; ``answered``: approved at resume), then
+    ``pre_agent`` on the target: either may keep the current agent. The target's own guards
+    judge both, beside the run's."""
     bus = _with_guards_of(run.bus, target)
-    deny: Deny | None = None
+    deny: Deny | Ask | None = None
     if "pre_handoff" in bus.listened:
         ctx = context(
             PreHandoffContext,
@@ -69,6 +72,8 @@ async def _gate(run: Run, target: Agent) -> Deny | None:
             to_agent=target.name,
             short_circuit=None,
         )
+        if answered:
+            ctx.__dict__[ASK_ANSWERED] = True
         deny = await bus.dispatch("pre_handoff", ctx)
     if deny is None and "pre_agent" in bus.listened:
         base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}

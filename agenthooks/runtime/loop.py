@@ -5,11 +5,13 @@ on_loop_start → transform_context → pre_request → (stream) → on_response
 tool calls ends the loop; its message is held back until ``post_agent`` allowed it. With an
 ``output_type``, that answer is checked first (``on_output``); a rejected one and its
 correction are committed and the loop goes on (``output.py``).
+A batch with a call a hook asked about (``Ask``) ends the loop after ``on_loop_end``: the
+run pauses.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._construct import chat_message, context, provider_request
 from ..decisions import Deny
@@ -28,6 +30,9 @@ from .batch import run_tool_batch
 from .model_call import model_call
 from .output import check_output
 from .run import Run
+
+if TYPE_CHECKING:
+    from .agent import Agent
 
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter"}
 _BETWEEN_TURNS = GROUPS["between_turns"]
@@ -119,17 +124,30 @@ async def run_turns(run: Run) -> Ended:
         await run.commit(assistant)
         terminated = await run_tool_batch(run, assistant.tool_calls)
         await run.fire("on_loop_end", LoopEndContext)
-        if terminated:
-            return Ended(response.content, "terminated")
-        if not _BETWEEN_TURNS.isdisjoint(run.bus.listened) and await _between_turns(run, assistant):
-            return Ended(response.content, "stopped")
-        if run.turns >= agent.max_turns:
-            await stop(run, "max_turns")
-            raise MaxTurnsExceeded(
-                f"agent {agent.name!r} reached max_turns={agent.max_turns} with the model "
-                "still asking for tools",
-                run.new_messages,
-            )
+        ended = await after_tools(run, agent, assistant, terminated)
+        if ended is not None:
+            return ended
+
+
+async def after_tools(
+    run: Run, agent: Agent, assistant: ChatMessage, terminated: bool
+) -> Ended | None:
+    """What follows a turn's tool calls (``agent`` made them): a pause (a hook asked), the
+    end by ``terminate``, a ``should_stop``, the ``max_turns`` limit; None: the next turn."""
+    if run.pending:
+        return Ended(assistant.content, "paused")
+    if terminated:
+        return Ended(assistant.content, "terminated")
+    if not _BETWEEN_TURNS.isdisjoint(run.bus.listened) and await _between_turns(run, assistant):
+        return Ended(assistant.content, "stopped")
+    if run.turns >= agent.max_turns:
+        await stop(run, "max_turns")
+        raise MaxTurnsExceeded(
+            f"agent {agent.name!r} reached max_turns={agent.max_turns} with the model "
+            "still asking for tools",
+            run.new_messages,
+        )
+    return None
 
 
 async def _between_turns(run: Run, assistant: ChatMessage) -> bool:
@@ -191,4 +209,4 @@ async def stop(run: Run, reason: str) -> None:
     await run.fire("on_stop", StopContext, reason=reason)
 
 
-__all__ = ["Ended", "over_budget", "run_turns", "stop"]
+__all__ = ["Ended", "after_tools", "over_budget", "run_turns", "stop"]

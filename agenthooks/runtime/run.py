@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._construct import chat_message, context
 from ..bus import HookBus
+from ..bus.signals import RECORD_COUNTS
 from ..decisions import Deny
 from ..events.contexts import EventContext, MessageContext
-from ..messages import ChatMessage, ToolCall, Usage
+from ..messages import ChatMessage, PendingCall, ToolCall, Usage
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .journal import Journal
     from .session import Session
     from .stacks import CallStacks
     from .streaming import StreamEvent
@@ -72,6 +74,11 @@ class Run:
     this run added; ``open_calls`` the tool calls of committed assistant messages that have no
     tool message yet. ``usage`` counts every agent the run reached: a sub-agent's usage is
     added to its parent's as it is spent.
+
+    Pausing: ``pending`` collects the calls a hook asked about (the run ends paused after
+    their batch); ``answered`` holds the call ids approved at resume (an ``Ask`` for them
+    counts as ``None``); ``handoff`` and ``terminating`` keep what the paused batch decided
+    for the batch's end.
     """
 
     __slots__ = (
@@ -100,6 +107,11 @@ class Run:
         "caps",
         "capped",
         "serial",
+        "pending",
+        "answered",
+        "handoff",
+        "terminating",
+        "journal",
         "_base",
         "_stacks",
     )
@@ -147,6 +159,12 @@ class Run:
         """True when a budget bounds this run or a run above it (the check runs each turn)."""
         self.serial: HookTurn | None = None
         """Set while tools of this run run in parallel: its handler chains then take turns."""
+        self.pending: list[PendingCall] = []
+        self.answered: frozenset[str] = frozenset()
+        self.handoff: Agent | None = None
+        self.terminating = False
+        self.journal: Journal | None = None
+        """Set when the conversation lives in a store (``journal.py``)."""
 
     def branch_of(self, agent: Agent) -> str:
         """The branch ``agent`` has when it runs this run (after a handoff, say)."""
@@ -161,6 +179,12 @@ class Run:
     def iteration(self, value: int | None) -> None:
         self._iteration = value
         self._base = None
+
+    @property
+    def records(self) -> int:
+        """The ``on_event`` records emitted for this run so far, before a pause included (0
+        while the run is not counted: a sub-agent's run, or outside ``chat``/``resume``)."""
+        return RECORD_COUNTS.get(self.run_id, 0)
 
     @property
     def usage(self) -> Usage:

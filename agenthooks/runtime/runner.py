@@ -1,8 +1,9 @@
 """One run from start to its single terminal event.
 
 on_session_start → on_chat_start → on_user_message → user message (on_message) → pre_agent →
-turns → post_agent → final message (on_message) → exactly one of on_chat_done / on_chat_abort /
-on_chat_error → on_chat_end → on_session_end. The teardown always completes: whatever a
+turns → post_agent → final message (on_message) → exactly one of on_chat_done / on_chat_paused
+/ on_chat_abort / on_chat_error → on_chat_end → on_session_end. A paused run skips
+``post_agent`` (the agent has not finished): it fires once its resumed part ends. The teardown always completes: whatever a
 handler raises and whenever a cancellation lands, the end events still fire, and the run's
 own outcome (its response, its error, or the cancellation) reaches the caller.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, Callable, Coroutine
+from functools import partial
 from typing import Any
 
 import structlog
@@ -25,6 +27,7 @@ from ..events.contexts import (
     ChatDoneContext,
     ChatEndContext,
     ChatErrorContext,
+    ChatPausedContext,
     ChatStartContext,
     PostAgentContext,
     PreAgentContext,
@@ -32,7 +35,7 @@ from ..events.contexts import (
     UserMessageContext,
 )
 from ..messages import AgentResponse, ChatMessage
-from .loop import run_turns, stop
+from .loop import Ended, run_turns, stop
 from .reach import check_matchers
 from .run import Run
 from .streaming import FinalResponse, StreamEvent, TextDelta
@@ -47,6 +50,15 @@ model's view)."""
 
 async def execute_run(run: Run, message: str) -> AgentResponse:
     """Run ``run`` on the user ``message``; ends with exactly one terminal event."""
+    return await execute(run, partial(_body, run, message))
+
+
+Body = Callable[[], Coroutine[Any, Any, AgentResponse]]
+
+
+async def execute(run: Run, body: Body) -> AgentResponse:
+    """Run ``body`` (a run from its start, or a paused run's continuation) as ``run``; ends
+    with exactly one terminal event: done, paused, abort or error."""
     agent = run.agent
     if agent._connect_on_run:  # MCP servers start before the run's first event
         await agent.connect()
@@ -56,9 +68,9 @@ async def execute_run(run: Run, message: str) -> AgentResponse:
     started = time.perf_counter()
     try:
         if run.signal is None:
-            response = await _body(run, message)
+            response = await body()
         else:
-            response = await _race_signal(run, message)
+            response = await _race_signal(run, body)
     except asyncio.CancelledError as exc:
         await _end_aborted(run, exc, run.abort_reason or "cancelled", started)
         raise
@@ -68,7 +80,9 @@ async def execute_run(run: Run, message: str) -> AgentResponse:
     except Exception as exc:
         await _end_failed(run, exc, started)
         raise
-    if not _AFTER_ANSWER.isdisjoint(run.bus.listened):
+    if response.finish_reason == "paused":
+        await _end_paused(run, response, started)
+    elif not _AFTER_ANSWER.isdisjoint(run.bus.listened):
         await _end_done(run, response, started)
     return response
 
@@ -114,9 +128,16 @@ async def run_agent(run: Run, task: str) -> AgentResponse:
             streamed=False,
             output=response.output,
         )
-    ended = await run_turns(run)
+    return await conclude(run, task, await run_turns(run))
+
+
+async def conclude(run: Run, task: str, ended: Ended) -> AgentResponse:
+    """The response once the turns ended: denied, paused (``post_agent`` waits for the end of
+    the resumed run), or ``post_agent`` → the final message committed once allowed."""
     if ended.deny is not None:
         return await _denied(run, ended.deny.text())
+    if ended.finish_reason == "paused":
+        return completed(run, ended.content, "paused")
     return await _finish_agent(
         run, task, ended.content, ended.finish_reason, ended.held, output=ended.output
     )
@@ -161,7 +182,14 @@ def completed(
     with the run's messages, usage, turn count and answering agent."""
     messages = list(run.new_messages)
     return agent_response(
-        content, finish_reason, messages, run.usage, run.turns, run.agent.name, output
+        content,
+        finish_reason,
+        messages,
+        run.usage,
+        run.turns,
+        run.agent.name,
+        output,
+        list(run.pending) if run.pending else None,
     )
 
 
@@ -170,13 +198,13 @@ async def _denied(run: Run, reason: str) -> AgentResponse:
     return completed(run, reason, "denied")
 
 
-async def _race_signal(run: Run, message: str) -> AgentResponse:
+async def _race_signal(run: Run, make: Body) -> AgentResponse:
     """The body, cancelled when the abort ``signal`` is set first (then ``RunAborted``)."""
     signal = run.signal
     assert signal is not None
     if signal.is_set():
         raise RunAborted(getattr(signal, "reason", None) or "aborted")
-    body = asyncio.ensure_future(_body(run, message))
+    body = asyncio.ensure_future(make())
     waiter = asyncio.ensure_future(signal.wait())
     try:
         await asyncio.wait({body, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -208,6 +236,27 @@ async def _end_done(run: Run, response: AgentResponse, started: float) -> None:
             failure.append(exc)
 
     cancelled = await _steps(run, done, _chat_end(run, response, None, started), _session_end(run))
+    if cancelled:
+        raise asyncio.CancelledError
+    if failure:
+        raise failure[0]
+
+
+async def _end_paused(run: Run, response: AgentResponse, started: float) -> None:
+    # the asked calls stay open (no tool message): resume() answers them
+    failure: list[BaseException] = []
+    if run.journal is not None:  # stored before anyone hears of the pause
+        await run.journal.pausing(run, response)
+
+    async def paused() -> None:
+        try:
+            await run.fire("on_chat_paused", ChatPausedContext, response=response)
+        except Exception as exc:  # as on_chat_done: reaches the caller after the end events
+            failure.append(exc)
+
+    cancelled = await _steps(
+        run, paused, _chat_end(run, response, None, started), _session_end(run)
+    )
     if cancelled:
         raise asyncio.CancelledError
     if failure:
@@ -326,17 +375,24 @@ class _Failure:
         self.error = error
 
 
-async def stream_run(run: Run, message: str) -> AsyncGenerator[StreamEvent, None]:
+def stream_run(run: Run, message: str) -> AsyncGenerator[StreamEvent, None]:
     """Drive ``run`` for a ``chat_stream()`` consumer, at most one item ahead; closing the
     iterator early aborts the run (reason ``"stream closed"``). The run's outcome reaches the
     consumer exactly as ``chat()`` would return or raise it."""
+    return stream(run, partial(execute_run, run, message))
+
+
+async def stream(
+    run: Run, execute_body: Callable[[], Coroutine[Any, Any, AgentResponse]]
+) -> AsyncGenerator[StreamEvent, None]:
+    """``stream_run`` for any way of executing ``run`` (a start, or a resumption)."""
     queue: asyncio.Queue[StreamEvent | _Failure] = asyncio.Queue(maxsize=1)
     run.sink = queue.put
     closing = False
 
     async def produce() -> None:
         try:
-            response = await execute_run(run, message)
+            response = await execute_body()
         except BaseException as exc:
             if closing:  # the consumer left: nobody reads the queue any more
                 raise
@@ -361,4 +417,15 @@ async def stream_run(run: Run, message: str) -> AsyncGenerator[StreamEvent, None
             await asyncio.gather(task, return_exceptions=True)
 
 
-__all__ = ["CUT_SHORT", "completed", "execute_run", "run_agent", "shielded", "stream_run"]
+__all__ = [
+    "CUT_SHORT",
+    "Body",
+    "completed",
+    "conclude",
+    "execute",
+    "execute_run",
+    "run_agent",
+    "shielded",
+    "stream",
+    "stream_run",
+]

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import structlog
 from pydantic import BaseModel, ValidationError
 
 from .._construct import build, set_dict, set_extra, set_fields, set_private
 from ..bus import HookBus
+from ..decisions import ASK_ANSWERED, Ask
 from ..errors import (
     AgentHooksError,
     DisabledToolError,
@@ -32,7 +34,7 @@ from ..events.contexts import (
     ToolCallErrorContext,
     ToolCallResultContext,
 )
-from ..messages import ChatMessage, ToolCall
+from ..messages import ChatMessage, PendingCall, ToolCall
 from ..tools import Tool, ToolContext, serialize_result
 from .run import COMMON as _COMMON
 from .run import Run
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 
     from .batch import Batch
 
+log = structlog.get_logger("agenthooks")
 M = TypeVar("M", bound=BaseModel)
 _new = object.__new__
 _PLAIN = frozenset({str, int, float, bool, type(None), dict, list, tuple})
@@ -75,6 +78,9 @@ class ToolOutcome:
             )
         except Exception as exc:
             self.error, self.source, self.result = exc, "handler", None
+
+    asked: str | None = None
+    """An ``Ask``'s reason: the call waits for a human (no tool message, the run pauses)."""
 
     @property
     def is_error(self) -> bool:
@@ -132,6 +138,8 @@ async def tool_call(
             if order is not None:
                 order.leave_before(index)
                 await order.enter_call(index)
+            if flight.outcome is None and run.journal is not None:
+                await run.journal.starting(run, flight.call)
             outcome = flight.outcome or await settle(flight.call, start, flight)
         else:
             ctx = _model(
@@ -148,11 +156,25 @@ async def tool_call(
                 },
             )
             ctx.__dict__[FLIGHT] = flight
+            if run.answered and call.id in run.answered:
+                ctx.__dict__[ASK_ANSWERED] = True
             outcome = await app(ctx)
         flight.outcome = outcome
         if order is not None:
             await order.enter_after(index)
-        await _commit(run, flight.call, outcome)
+        if outcome.asked is None:
+            await _commit(run, flight.call, outcome)
+            if run.journal is not None:
+                await run.journal.committed(run, flight.call)
+        else:  # no tool message: the call waits for a human, the run pauses after the batch
+            run.pending.append(
+                PendingCall(
+                    call_id=call.id,
+                    tool=call.name,
+                    arguments=dict(flight.call.arguments),
+                    reason=outcome.asked,
+                )
+            )
     finally:
         if order is not None:
             order.leave_after(index)  # whatever happened, the calls after this one go on
@@ -261,8 +283,10 @@ class ToolHooks:
         if batch is not None and batch.order is not None:
             await batch.order.enter_after(flight.index)  # type: ignore[union-attr]
         if (
-            "on_tool_call_error" if outcome.error is not None else "on_tool_call_result"
-        ) in bus.listened:
+            outcome.asked is None
+            and ("on_tool_call_error" if outcome.error is not None else "on_tool_call_result")
+            in bus.listened
+        ):
             serial = flight.run.serial if flight is not None else None
             if serial is None:
                 outcome = await self.after(ctx, outcome)
@@ -277,6 +301,8 @@ class ToolHooks:
         deny = await self.bus.dispatch("pre_tool_call", ctx, _revalidate)
         call = ctx.call
         if deny is not None:
+            if type(deny) is Ask:
+                return asked(call, deny, ctx.parent_run_id is not None)
             return ToolOutcome(call, error=deny.text(call.name), source="denied", denied=True)
         if ctx.short_circuit == "result":
             return ToolOutcome(call, result=ctx.result, short_circuit=True)
@@ -341,6 +367,17 @@ class ToolHooks:
         return outcome
 
 
+def asked(call: ToolCall, ask: Ask, in_subagent: bool) -> ToolOutcome:
+    """The outcome of a call a hook asked about: it waits for a human, except in a
+    sub-agent's run, which cannot pause (its parent's tool is running): there the ask is a
+    deny with the same reason, which the sub-agent's model reads."""
+    reason = ask.text(call.name)
+    if in_subagent:
+        log.warning("ask_in_subagent_denied", tool=call.name, tool_call_id=call.id)
+        return ToolOutcome(call, error=reason, source="denied", denied=True)
+    return ToolOutcome(call, asked=reason)
+
+
 def _revalidate(ctx: Any) -> bool:
     """Between the ordinary handlers and the guards of ``pre_tool_call``: arguments an ordinary
     handler changed are validated again, so guards judge the values the tool will get. True
@@ -393,6 +430,8 @@ async def endpoint(ctx: PreToolCallContext) -> Any:
         flight.arguments = tool.validate(call.arguments)  # type: ignore[union-attr]
     if tool is not flight.tool:
         flight.tool = tool
+    if flight.run.journal is not None:
+        await flight.run.journal.starting(flight.run, call)
     result = start(flight)
     return await result if type(result) not in _PLAIN and isawaitable(result) else result
 
@@ -470,6 +509,7 @@ __all__ = [
     "Flight",
     "ToolHooks",
     "ToolOutcome",
+    "asked",
     "endpoint",
     "resolve",
     "settle",

@@ -7,7 +7,7 @@ Path("run.html").write_text(render_html(trace, title="run.jsonl"))
 """
 
 from .html import page_data, render_html
-from .load import Recording, RecordingError, Skipped, load_recording
+from .load import Recording, RecordingError, Skipped, load_recording, merge_recordings
 from .spans import Mark, Span, Trace, build_trace
 from .text import format_duration, render_tree, span_line
 
@@ -21,6 +21,7 @@ __all__ = [
     "build_trace",
     "format_duration",
     "load_recording",
+    "merge_recordings",
     "page_data",
     "render_html",
     "render_tree",

@@ -48,11 +48,13 @@ h1 { font-size: 17px; margin: 0 0 4px; }
 .span.status-recovered { background: var(--recovered); color: var(--text);
   box-shadow: inset 0 0 0 2px var(--error); }
 .span.status-open { opacity: .6; border: 1px dashed var(--text); }
+.span.status-paused { background: var(--recovered); border: 1px dashed var(--text); }
 .span.selected { outline: 2px solid var(--text); outline-offset: 1px; }
 .mark { position: absolute; top: 3px; width: 9px; height: 9px; margin-left: -4px;
   transform: rotate(45deg); background: var(--muted); z-index: 1; }
 .mark.status-error { background: var(--error); }
 .mark.status-denied { background: var(--denied); }
+.mark.status-paused { background: var(--recovered); }
 #tooltip { position: fixed; z-index: 10; max-width: 560px; background: #1d232b; color: #f5f7fa;
   padding: 8px 10px; border-radius: 5px; font-size: 12px; pointer-events: none;
   box-shadow: 0 4px 14px rgba(0,0,0,.25); }

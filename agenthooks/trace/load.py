@@ -125,4 +125,38 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
     return Recording(path, records, skipped)
 
 
-__all__ = ["REQUIRED", "Recording", "RecordingError", "Skipped", "load_recording"]
+def merge_recordings(recordings: list[Recording]) -> list[dict[str, Any]]:
+    """The records of several recordings as one, in time order: a run paused in one process
+    and resumed in another, each recording its part, reads as one run. Each file's
+    monotonic clock is aligned to the first file's through the wall-clock ``timestamp`` the
+    records carry (the median offset, so one odd clock reading does not move a file)."""
+    if len(recordings) == 1:
+        return recordings[0].records
+    offsets = [_offset(r.records) for r in recordings]
+    merged: list[tuple[float, int, dict[str, Any]]] = []
+    for index, (recording, offset) in enumerate(zip(recordings, offsets)):
+        shift = offset - offsets[0]
+        for record in recording.records:
+            mono = float(record["mono"]) + shift
+            merged.append((mono, index, {**record, "mono": mono}))
+    merged.sort(key=lambda item: (item[0], item[1]))
+    return [record for _, _, record in merged]
+
+
+def _offset(records: list[dict[str, Any]]) -> float:
+    gaps = sorted(
+        float(r["timestamp"]) - float(r["mono"])
+        for r in records
+        if isinstance(r.get("timestamp"), (int, float))
+    )
+    return gaps[len(gaps) // 2] if gaps else 0.0
+
+
+__all__ = [
+    "REQUIRED",
+    "Recording",
+    "RecordingError",
+    "Skipped",
+    "load_recording",
+    "merge_recordings",
+]

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Status = str
-"""``ok``, ``error``, ``denied``, ``recovered`` (an error a hook recovered), ``aborted`` or
-``open`` (never closed)."""
+"""``ok``, ``error``, ``denied``, ``recovered`` (an error a hook recovered), ``aborted``,
+``paused`` (a run or a call waiting for a human) or ``open`` (never closed)."""
 
 PREVIEW = 2000
 """Characters of an input or output a span keeps for display."""
@@ -202,6 +202,29 @@ class _Builder:
                 state.span.status = "denied"
                 state.span.error = preview(out.get("content"), 300)
 
+    def on_chat_paused(self, state: _Run, r: dict[str, Any]) -> None:
+        out = _dict(r.get("output"))
+        state.span.status = "paused"
+        state.span.details["finish_reason"] = "paused"
+        waits = ", ".join(
+            f"{p.get('tool')} #{p.get('call_id')}: {p.get('reason')}"
+            for p in out.get("pending") or []
+            if isinstance(p, dict)
+        )
+        self.mark(state.span, r, f"paused, waiting on {waits}", "paused")
+
+    def on_run_resumed(self, state: _Run, r: dict[str, Any]) -> None:
+        """The same run goes on (in this process or another): one span across the pause."""
+        span = state.span
+        span.end, span.status = None, "ok"
+        answers = []
+        for call_id, decision in _dict(r.get("input")).items():
+            if isinstance(decision, dict) and "reason" in decision:
+                answers.append(f"denied #{call_id}: {decision.get('reason') or 'denied'}")
+            else:
+                answers.append(f"approved #{call_id}")
+        self.mark(span, r, "resumed: " + ", ".join(answers), "info")
+
     def on_chat_error(self, state: _Run, r: dict[str, Any]) -> None:
         state.span.status = "error"
         state.span.error = r.get("error")
@@ -300,6 +323,8 @@ class _Builder:
         span = self.tool(state, r)
         if r.get("denied"):
             span.status, span.error = "denied", r["denied"]
+        elif r.get("asked"):
+            span.status, span.error = "paused", f"asked: {r['asked']}"
         elif r.get("error"):
             span.status, span.error = "denied", r["error"]
         elif r.get("output") is not None:
@@ -313,6 +338,8 @@ class _Builder:
             span.status, span.error = "denied", r["denied"]
         elif span.status == "error":
             span.status = "recovered"
+        elif span.status == "paused":  # approved at resume
+            span.status, span.error = "ok", None
 
     def on_tool_call_error(self, state: _Run, r: dict[str, Any]) -> None:
         span = self.tool(state, r)
@@ -329,7 +356,9 @@ class _Builder:
         if message.get("role") != "tool" or span is None or span.end is not None:
             return
         span.end = float(r["mono"])
-        if message.get("is_error") and span.status != "denied":
+        if span.status == "paused":  # denied by a human at resume: the reason is the message
+            span.status, span.error = "denied", message.get("content")
+        elif message.get("is_error") and span.status != "denied":
             span.status, span.error = "error", message.get("content")
 
     # marks ----------------------------------------------------------------------------------
@@ -368,6 +397,8 @@ _HANDLED = frozenset(
         "on_chat_start",
         "on_user_message",
         "on_chat_done",
+        "on_chat_paused",
+        "on_run_resumed",
         "on_chat_error",
         "on_chat_abort",
         "on_chat_end",

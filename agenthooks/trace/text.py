@@ -10,6 +10,7 @@ _STATUS_WORD = {
     "denied": "DENIED",
     "recovered": "RECOVERED",
     "aborted": "ABORTED",
+    "paused": "PAUSED",
     "open": "UNFINISHED",
 }
 
@@ -87,7 +88,7 @@ def render_tree(trace: Trace, *, color: bool = False, unicode: bool = True) -> s
             return text
         if status in ("error", "aborted"):
             return f"{_RED}{text}{_RESET}"
-        if status in ("denied", "recovered", "open"):
+        if status in ("denied", "recovered", "open", "paused"):
             return f"{_YELLOW}{text}{_RESET}"
         return f"{_BOLD}{text}{_RESET}" if kind == "run" else text
 

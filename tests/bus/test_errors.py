@@ -243,7 +243,7 @@ async def test_isolated_bad_return_in_a_gate_is_a_deny() -> None:
         deny = await bus.intercept("pre_tool_call", ctx_for("pre_tool_call"))
     assert deny == Deny(
         f"handler {label(bad)} of 'pre_tool_call' returned str; it may return None or "
-        '{"call"}, {"error"}, {"result"}, Deny(reason)'
+        '{"call"}, {"error"}, {"result"}, Deny(reason), Ask(reason)'
     )
 
 

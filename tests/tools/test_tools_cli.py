@@ -77,8 +77,8 @@ def test_top_level_help() -> None:
         == """\
 usage: agenthooks [-h] [--version] COMMAND ...
 
-Tools for people who write agenthooks hooks: the event catalog, the installed plugins, a demo run, and traces of
-recorded runs.
+Tools for people who write agenthooks hooks: the event catalog, the installed plugins, a demo run, traces of recorded
+runs, stored sessions and the approvals their paused runs wait on.
 
 positional arguments:
   COMMAND
@@ -86,6 +86,9 @@ positional arguments:
     plugins   list installed plugins and check that each one loads
     demo      run the demo agent (offline by default; the same as `make demo`)
     trace     show a recorded run as a tree, or write a timeline page (--html)
+    sessions  list the sessions of a store, or show one (history and paused run)
+    approvals
+              list, approve or deny the calls paused runs wait on
 
 options:
   -h, --help  show this help message and exit
@@ -161,11 +164,11 @@ def test_events_table() -> None:
             "preToolCall, BeforeTool, BeforeToolCall,"
         ),
         (
-            '                                                 {"result"}, Deny(reason)      '
+            '                                                 {"result"}, Deny(reason),     '
             "PreToolUse, pre_tool_use, beforeToolCall,"
         ),
         (
-            "                                                                               "
+            "                                                 Ask(reason)                   "
             "onToolStart"
         ),
         (
@@ -186,6 +189,7 @@ def test_events_json() -> None:
         "fires": "the run completed",
         "may_return": "-",
         "can_deny": False,
+        "can_ask": False,
         "fails_closed": False,
         "matches": None,
         "groups": ["after_answer"],

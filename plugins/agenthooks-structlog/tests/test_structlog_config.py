@@ -171,7 +171,7 @@ async def test_auto_loading_installs_it(tmp_path: Path, monkeypatch: pytest.Monk
             "on_chat_start,on_chat_ned",
             (
                 "unknown event 'on_chat_ned'; did you mean 'on_chat_end', 'on_chat_done', "
-                "'on_chat_error'?"
+                "'on_chat_paused'?"
             ),
         ),
     ],

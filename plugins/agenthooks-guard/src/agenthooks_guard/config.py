@@ -27,7 +27,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 POLICY_ENV = "AGENTHOOKS_GUARD_POLICY"
 """The environment variable naming the policy file ``Guard()`` reads."""
 
-_TOP = ("default", "ask_timeout", "approver", "rules", "input", "redact")
+_TOP = ("default", "ask", "ask_timeout", "approver", "rules", "input", "redact")
 _RULE = ("name", "tool", "action", "reason", "args", "timeout")
 _INPUT = ("max_length", "deny_patterns", "reason")
 _REDACT = ("patterns", "custom", "targets", "replacement")
@@ -96,6 +96,7 @@ def policy_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -
         default=data.get("default", "allow"),
         ask_timeout=data.get("ask_timeout", DEFAULT_ASK_TIMEOUT),
         approver=approver,
+        ask=data.get("ask", "wait"),
         input=input_rules,
         redact=redact,
         source=source,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from agenthooks import Deny, ToolCall
+from agenthooks import Ask, Deny, ToolCall
 from agenthooks.errors import ToolValidationError
 from agenthooks.plugins import PluginError
 
@@ -101,7 +101,7 @@ class Guard:
         if policy.checks_tools:
             bus.on("pre_tool_call", self._check_tool, guard=True)
             asks = policy.default == "ask" or any(r.action == "ask" for r in policy.rules)
-            if asks and self.approver is None:
+            if asks and self.approver is None and policy.ask == "wait":
                 log.warning(
                     "guard_ask_without_approver",
                     policy=policy.source,
@@ -143,7 +143,7 @@ class Guard:
 
     # tool rules -----------------------------------------------------------------------------
 
-    async def _check_tool(self, ctx: PreToolCallContext) -> Deny | None:
+    async def _check_tool(self, ctx: PreToolCallContext) -> Deny | Ask | None:
         call = ctx.call
         tool = ctx.tool
         if tool is not None and tool.name != call.name:  # judge the tool that will run
@@ -168,6 +168,12 @@ class Guard:
             if rule is None:
                 return Deny(f'Tool call "{call.name}" was denied by policy (default: deny)')
             return Deny(rule.reason or f'Tool call "{call.name}" was denied by policy')
+        if self.policy.ask == "pause":  # a person answers later, from anywhere: resume()
+            return Ask(
+                rule.reason
+                if rule is not None and rule.reason
+                else f'Tool call "{call.name}" needs approval'
+            )
         return await self._ask(call, ctx, rule)
 
     async def _ask(self, call: ToolCall, ctx: PreToolCallContext, rule: Rule | None) -> Deny | None:

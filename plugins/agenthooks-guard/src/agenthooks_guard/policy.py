@@ -32,6 +32,10 @@ Approver: TypeAlias = Callable[
 """``approver(call, ctx) -> bool | Deny`` (async): ``True`` lets an ``ask`` call run; ``False``
 or a ``Deny`` refuses it."""
 
+AskMode = Literal["wait", "pause"]
+ASK_MODES: tuple[AskMode, ...] = ("wait", "pause")
+"""What an ``ask`` rule does: wait for the approver, or pause the run for a human."""
+
 DEFAULT_ASK_TIMEOUT = 60.0
 
 
@@ -204,7 +208,7 @@ class Policy:
     """Tool rules (first match wins, else ``default``), the ``ask`` timeout and approver, input
     rules and redaction. ``Policy()`` allows everything and changes nothing."""
 
-    __slots__ = ("approver", "ask_timeout", "default", "input", "redact", "rules", "source")
+    __slots__ = ("approver", "ask", "ask_timeout", "default", "input", "redact", "rules", "source")
 
     def __init__(
         self,
@@ -213,6 +217,7 @@ class Policy:
         default: Action = "allow",
         ask_timeout: float = DEFAULT_ASK_TIMEOUT,
         approver: Approver | None = None,
+        ask: AskMode = "wait",
         input: InputRules | None = None,
         redact: Redactor | None = None,
         source: str | None = None,
@@ -227,6 +232,15 @@ class Policy:
         if approver is not None and not callable(approver):
             raise where.child("approver").error(f"expected a callable, got {describe(approver)}")
         self.approver = approver
+        if ask not in ASK_MODES:
+            raise where.child("ask").error(
+                f"{ask!r} is not one of {', '.join(ASK_MODES)}"
+                if isinstance(ask, str)
+                else f"expected a string, got {describe(ask)}"
+            )
+        self.ask: AskMode = ask
+        """``"wait"``: an ``ask`` waits for the approver (up to ``ask_timeout``); ``"pause"``:
+        it pauses the run (``Ask``), which ``resume()`` continues in any process."""
         self.input = input
         self.redact = redact
         self.source = source
@@ -262,9 +276,11 @@ class Policy:
 
 __all__ = [
     "ACTIONS",
+    "ASK_MODES",
     "DEFAULT_ASK_TIMEOUT",
     "Action",
     "Approver",
+    "AskMode",
     "InputRules",
     "Policy",
     "Rule",

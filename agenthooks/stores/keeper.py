@@ -1,0 +1,219 @@
+"""A run on a stored session: its claim (renewed while it runs), its journal, its release,
+and the recovery of a session whose process died.
+
+The crash window: a tool ran but its result was not stored yet (the process died between the
+two). The journal marks each call started before its tool runs, so the next process that
+takes the session over knows which calls may have run: a call of a tool marked
+``@tool(idempotent=True)`` runs again by itself on resume; any other such call becomes
+pending again, its reason saying it may have run, and waits for a human's decision. Nothing
+is doubled silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from typing import TYPE_CHECKING
+
+import structlog
+
+from ..bus.signals import RECORD_COUNTS
+from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
+from ..runtime.resume import Answer, PausedRun, capture, reachable
+from ..runtime.run import Run, new_id
+from .base import Progress, Release, SessionRow, Store
+
+if TYPE_CHECKING:
+    from ..runtime.agent import Agent
+
+log = structlog.get_logger("agenthooks")
+
+INTERRUPTED = (
+    "interrupted: the process running this call stopped before its result was stored, so the "
+    "tool may have run; approve to run it again"
+)
+"""The reason of a recovered call whose tool may have run (a tool that is not idempotent)."""
+RERUN = (
+    "interrupted: the process running this call stopped before its result was stored; the "
+    "tool is idempotent and runs again on resume"
+)
+"""The reason of a recovered call of an idempotent tool (approved by the recovery)."""
+NOT_RUN = "not run: the process running the run stopped before this call ran"
+"""The reason of a recovered call that never started."""
+
+
+def owner_token() -> str:
+    """Who holds a claim: unique per run, with the process id for people reading the store."""
+    return f"pid{os.getpid()}-{new_id()}"
+
+
+class Keeper:
+    """The claim and journal of one run on a stored session (the run's ``journal``)."""
+
+    def __init__(
+        self, store: Store, session_id: str, owner: str, lease: float, stored: int, start: int
+    ) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.owner = owner
+        self.lease = lease
+        self.stored = stored
+        """How many of the session's messages the store has."""
+        self.start = start
+        """Where the run's messages begin in the history."""
+        self.started: list[str] = []
+        self.paused: PausedRun | None = None
+        self._lock = asyncio.Lock()  # parallel tool calls write one at a time
+        self._beat: asyncio.Task[None] | None = None
+
+    # the claim -------------------------------------------------------------------------------
+
+    def beat(self) -> None:
+        """Renew the claim every third of the lease while the run goes on."""
+        self._beat = asyncio.ensure_future(self._renew())
+
+    async def _renew(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            try:
+                held = await self.store.renew(self.session_id, self.owner, time.time() + self.lease)
+            except Exception as exc:  # a store hiccup: the next beat tries again
+                log.warning("session_renew_failed", session_id=self.session_id, error=repr(exc))
+                continue
+            if not held:
+                log.warning("session_claim_lost", session_id=self.session_id, owner=self.owner)
+                return
+
+    async def stop(self) -> None:
+        """Stop renewing the claim."""
+        beat, self._beat = self._beat, None
+        if beat is not None:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    # the journal (runtime.journal.Journal) ------------------------------------------------------
+
+    async def starting(self, run: Run, call: ToolCall) -> None:
+        """Store what the run committed so far and that ``call`` may run from now on."""
+        async with self._lock:
+            self.started.append(call.id)
+            journal = capture(run, self.start).model_copy(update={"started": list(self.started)})
+            await self._write(run, journal=journal)
+
+    async def committed(self, run: Run, call: ToolCall) -> None:
+        """Store ``call``'s tool message."""
+        async with self._lock:
+            await self._write(run)
+
+    async def pausing(self, run: Run, response: AgentResponse) -> None:
+        """Store the paused run before ``on_chat_paused`` fires."""
+        async with self._lock:
+            self.paused = capture(run, self.start)
+            await self._write(run, paused=self.paused)
+
+    async def _write(
+        self, run: Run, journal: PausedRun | None = None, paused: PausedRun | None = None
+    ) -> None:
+        new = run.history[self.stored :]
+        await self.store.progress(
+            self.session_id,
+            self.owner,
+            Progress(at=self.stored, messages=new, journal=journal, paused=paused),
+        )
+        self.stored += len(new)
+
+    # the end ----------------------------------------------------------------------------------
+
+    async def release(
+        self, run: Run, history: list[ChatMessage], started: bool, denied: str | None
+    ) -> PausedRun | None:
+        """Store the rest of the history and leave the session idle, or paused with the
+        run's final ``on_event`` count; returns the paused run as stored."""
+        await self.stop()
+        paused = self.paused
+        if paused is not None:
+            paused = paused.model_copy(update={"records": RECORD_COUNTS.get(run.run_id, 0)})
+        end = Release("paused" if paused else "idle", started, denied, paused)
+        async with self._lock:
+            await self.store.release(
+                self.session_id, self.owner, self.stored, history[self.stored :], end
+            )
+            self.stored = len(history)
+        return paused
+
+    async def give_back(self, paused: PausedRun | None, started: bool, denied: str | None) -> None:
+        """Release a claim before the run started (it failed to start): the session is as it
+        was, paused with ``paused`` or idle."""
+        await self.stop()
+        end = Release("paused" if paused else "idle", started, denied, paused)
+        await self.store.release(self.session_id, self.owner, self.stored, [], end)
+
+
+def recovered(row: SessionRow, history: list[ChatMessage], root: Agent) -> Release:
+    """The state of a session whose process died while running it (its claim expired): the
+    calls left without a tool message are pending again (see the module's docstring), or the
+    session is idle when its last run had nothing left open."""
+    base = row.journal or row.paused
+    idle = Release("idle", row.started, row.denied)
+    if base is None or base.start >= len(history):
+        return idle  # nothing of the run was stored: as if it never started
+    open_calls = _open_calls(history)
+    last = history[-1]
+    if not open_calls and last.role == "assistant" and not last.tool_calls:
+        return idle  # it had answered: only the release was missing
+    previous = row.paused if row.paused is not None and row.paused.run_id == base.run_id else None
+    asked = {p.call_id: p for p in previous.pending} if previous is not None else {}
+    answers: dict[str, Answer] = dict(previous.answers) if previous is not None else {}
+    started = set(row.journal.started) if row.journal is not None else set()
+    agent = reachable(root).get(base.agent, root)
+    pending: list[PendingCall] = []
+    for call in open_calls:
+        arguments = asked[call.id].arguments if call.id in asked else dict(call.arguments)
+        if call.id in started:
+            found = agent.scopes.lookup(call.name)
+            if found is not None and found[0].idempotent:
+                reason = RERUN
+                answers[call.id] = Answer(approved=True, by="recovery", at=time.time())
+            else:
+                reason = INTERRUPTED
+                answers.pop(call.id, None)
+        else:
+            reason = asked[call.id].reason if call.id in asked else NOT_RUN
+        pending.append(
+            PendingCall(call_id=call.id, tool=call.name, arguments=arguments, reason=reason)
+        )
+    log.warning(
+        "session_recovered",
+        session_id=row.id,
+        run_id=base.run_id,
+        pending=[p.call_id for p in pending],
+        interrupted=sorted(started & {p.call_id for p in pending}),
+    )
+    paused = base.model_copy(
+        update={
+            "pending": pending,
+            "answers": {k: v for k, v in answers.items() if k in {p.call_id for p in pending}},
+            "started": [],
+            "working": None,
+            "handoff": None,
+            "terminating": False,
+            "paused_at": time.time(),
+        }
+    )
+    return Release("paused", row.started, row.denied, paused)
+
+
+def _open_calls(history: list[ChatMessage]) -> list[ToolCall]:
+    """The calls of the last assistant message that asked for tools and have no tool message."""
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.role == "assistant" and message.tool_calls:
+            answered = {m.tool_call_id for m in history[index + 1 :] if m.role == "tool"}
+            return [c for c in message.tool_calls if c.id not in answered]
+    return []
+
+
+__all__ = ["INTERRUPTED", "NOT_RUN", "RERUN", "Keeper", "owner_token", "recovered"]
