@@ -3,9 +3,10 @@
     agenthooks events [--json]
     agenthooks plugins [--json]
     agenthooks demo [--base-url URL --model NAME] [--record FILE]
-    agenthooks trace RUN.jsonl [--html OUT.html]
+    agenthooks trace RUN.jsonl...|URL [--run ID] [--html OUT.html]
+    agenthooks tail URL [--run ID] [--event NAME]
     agenthooks sessions list|show ID [--store URL]
-    agenthooks approvals list|approve ID|deny ID --reason TEXT [--store URL]
+    agenthooks approvals list|approve ID|deny ID [--reason TEXT] [--store URL]
 
 Exit codes: 0 success, 1 a broken plugin (``plugins``), 2 a usage or input error.
 """
@@ -18,10 +19,10 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import demo, events, plugins, sessions, store_approvals, trace
+from . import approvals, demo, events, plugins, sessions, tail, trace
 from .common import CLIError
 
-COMMANDS = (events, plugins, demo, trace, sessions, store_approvals)
+COMMANDS = (events, plugins, demo, trace, tail, sessions, approvals)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,8 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agenthooks",
         description="Tools for people who write agenthooks hooks: the event catalog, the "
-        "installed plugins, a demo run, traces of recorded runs, stored sessions and "
-        "the approvals their paused runs wait on.",
+        "installed plugins, a demo run, traces of recorded runs, the live events of "
+        "every worker, stored sessions, and the approvals waiting for a human (paused runs, "
+        "remote approvals).",
         epilog="Run `agenthooks COMMAND --help` for the options of each command.",
     )
     parser.add_argument("--version", action="version", version=f"agenthooks {__version__}")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from pathlib import Path
 
 from ..trace import build_trace, load_recording, merge_recordings, render_html, render_tree
-from ..trace.load import RecordingError
+from ..trace.load import Recording, RecordingError
+from ..trace.sources import RunFilter, is_url, source_for
 from .common import CLIError, Subparsers
 
 
@@ -18,7 +20,8 @@ def add_parser(sub: Subparsers) -> None:
         "trace",
         help="show a recorded run as a tree, or write a timeline page (--html)",
         description="Show a recording (JSON Lines written by agenthooks.record.Recorder or "
-        "`agenthooks demo --record FILE`) as a tree: agent → turn → model call "
+        "`agenthooks demo --record FILE`, or an event stream the workers publish to, "
+        "such as redis://HOST:PORT/DB?stream=NAME) as a tree: agent → turn → model call "
         "and tool calls, with durations, tokens, denies and errors. With --html, "
         "write one self-contained page with a timeline of every span per branch.",
         epilog="Exit status 2 when the file is missing or not a recording, or when lines "
@@ -28,8 +31,8 @@ def add_parser(sub: Subparsers) -> None:
         "recordings",
         metavar="RUN.jsonl",
         nargs="+",
-        help="the recording to show; several are merged in time order (a run paused in "
-        "one process and resumed in another shows as one run)",
+        help="the recording to show (a file or a stream URL); several are merged in time "
+        "order (a run paused in one process and resumed in another shows as one run)",
     )
     parser.add_argument(
         "--html",
@@ -43,6 +46,9 @@ def add_parser(sub: Subparsers) -> None:
         help="colour errors and denies in the tree (default: auto, when the "
         "output is a terminal and NO_COLOR is unset)",
     )
+    parser.add_argument(
+        "--run", metavar="ID", dest="run_id", help="only this run (and its sub-agents' runs)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -52,17 +58,35 @@ def _use_color(choice: str) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _read(where: str) -> Recording:
+    """A recording file, or every record of a stream URL."""
+    if not is_url(where):
+        return load_recording(where)
+    source = source_for(where)
+    return Recording(Path(where), asyncio.run(source.read(where)))
+
+
+def _only(records: list[dict[str, object]], run_id: str) -> list[dict[str, object]]:
+    keep = RunFilter(run_id)
+    return [r for r in records if keep(r)]
+
+
 def run(args: argparse.Namespace) -> int:
     """Render the recording; 2 when it cannot be read or lines were skipped."""
     try:
-        recordings = [load_recording(path) for path in args.recordings]
+        recordings = [_read(where) for where in args.recordings]
     except RecordingError as exc:
         raise CLIError(str(exc)) from None
-    trace = build_trace(merge_recordings(recordings))
+    records = merge_recordings(recordings)
+    if args.run_id:
+        records = _only(records, args.run_id)
+        if not records:
+            raise CLIError(f"{' + '.join(args.recordings)}: no records of run {args.run_id!r}")
+    trace = build_trace(records)
     skipped = [(r.path, s) for r in recordings for s in r.skipped]
     if args.html:
         out = Path(args.html)
-        title = " + ".join(Path(p).name for p in args.recordings)
+        title = " + ".join(w if is_url(w) else Path(w).name for w in args.recordings)
         page = render_html(trace, title=title, skipped=[s for _, s in skipped])
         try:
             out.write_text(page, encoding="utf-8")

@@ -2,8 +2,8 @@
 
 ``StoreApprovals`` is an approval source: ``name``, ``pending()``, ``get(id)``,
 ``answer(id, approved, reason=..., by=...)`` and ``aclose()``. Constructed without arguments
-it opens the store ``$AGENTHOOKS_STORE`` names, so it can be advertised as an entry point of
-the ``agenthooks.approvals`` group. An answer is recorded with the paused run; the run goes on
+it opens the store ``$AGENTHOOKS_STORE`` names; ``from_environment`` is the factory the
+``agenthooks.approvals`` entry point advertises (not configured when that variable is unset). An answer is recorded with the paused run; the run goes on
 when a process holding the agent calls ``session.resume()`` (the recorded answers count as
 its decisions).
 
@@ -14,38 +14,17 @@ has it.
 from __future__ import annotations
 
 import json
+import os
 import time
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from ..errors import AgentHooksError, NotPausedError, NotPendingError, UnknownSessionError
+from ..approvals import Approval, ApprovalError, SourceNotConfigured
+from ..errors import NotPausedError, NotPendingError, UnknownSessionError
 from ..runtime.resume import Answer, PausedRun
 from .sql import SQLStore
-from .url import open_store
+from .url import STORE_ENV, open_store
 
 Status = Literal["pending", "approved", "denied", "expired"]
-
-
-@dataclass(frozen=True)
-class Approval:
-    """One approval request: ``id`` (``SESSION/CALL_ID``), where it comes from, a one-line
-    ``summary``, its status and, once answered, the answer's ``reason``."""
-
-    id: str
-    source: str
-    kind: str
-    summary: str
-    status: Status = "pending"
-    run_id: str | None = None
-    agent: str | None = None
-    requested_at: float | None = None
-    expires_at: float | None = None
-    reason: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-class ApprovalError(AgentHooksError):
-    """An answer that cannot be given: the id is unknown, ambiguous, or no longer pending."""
 
 
 class StoreApprovals:
@@ -147,4 +126,12 @@ def _approval(session_id: str, paused: PausedRun, call_id: str) -> Approval:
     )
 
 
-__all__ = ["Approval", "ApprovalError", "StoreApprovals"]
+def from_environment() -> StoreApprovals:
+    """The approval source of the store ``$AGENTHOOKS_STORE`` names (the entry point's
+    factory); ``SourceNotConfigured`` when the variable is unset."""
+    if not os.environ.get(STORE_ENV, "").strip():
+        raise SourceNotConfigured(f"set {STORE_ENV} to a store URL or path, or pass --store")
+    return StoreApprovals()
+
+
+__all__ = ["Approval", "ApprovalError", "StoreApprovals", "from_environment"]

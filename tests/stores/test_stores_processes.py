@@ -209,7 +209,8 @@ def test_partial_decisions_are_refused_before_anything_runs_then_completed_from_
     denied = cli("approvals", "deny", "c3", "--reason", "ask finance", "--store", store_url)
     assert denied.returncode == 0, denied.stderr
     assert denied.stdout == (
-        "denied ticket-42/c3: ask finance (resume the session to continue its run)\n"
+        'denied ticket-42/c3 (store): refund({"amount": 5000.0, "order": 8}): refund of 5000 '
+        "needs a manager: ask finance\nresume the session to continue its run\n"
     )
     again = cli("approvals", "deny", "ticket-42/c3", "--reason", "x", "--store", store_url)
     assert again.returncode == 2
@@ -402,3 +403,12 @@ def strip_times(line: str) -> str:
     import re
 
     return re.sub(r"\d+(\.\d+)? (ms|s)\b", "N ms", line)
+
+
+def test_the_store_source_without_a_store_is_passed_over_and_named() -> None:
+    alone = cli("approvals", "list", "--source", "store")
+    assert (alone.returncode, alone.stdout) == (2, "")
+    assert alone.stderr == (
+        "agenthooks approvals: error: no approval source is configured: store (set "
+        "AGENTHOOKS_STORE to a store URL or path, or pass --store)\n"
+    )

@@ -16,7 +16,7 @@ from tools_support import SCRIPT, deterministic, record_scenario, run_cli, write
 from agenthooks.events import CATALOG
 from agenthooks.trace import load_recording
 
-COMMANDS = ("events", "plugins", "demo", "trace")
+COMMANDS = ("events", "plugins", "demo", "trace", "tail", "sessions", "approvals")
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,8 @@ def test_top_level_help() -> None:
 usage: agenthooks [-h] [--version] COMMAND ...
 
 Tools for people who write agenthooks hooks: the event catalog, the installed plugins, a demo run, traces of recorded
-runs, stored sessions and the approvals their paused runs wait on.
+runs, the live events of every worker, stored sessions, and the approvals waiting for a human (paused runs, remote
+approvals).
 
 positional arguments:
   COMMAND
@@ -86,9 +87,10 @@ positional arguments:
     plugins   list installed plugins and check that each one loads
     demo      run the demo agent (offline by default; the same as `make demo`)
     trace     show a recorded run as a tree, or write a timeline page (--html)
+    tail      print the live events of every worker, from a stream URL
     sessions  list the sessions of a store, or show one (history and paused run)
     approvals
-              list, approve or deny the calls paused runs wait on
+              list, approve or deny what waits for a human
 
 options:
   -h, --help  show this help message and exit
@@ -111,9 +113,16 @@ Run `agenthooks COMMAND --help` for the options of each command.
         ),
         (
             "trace",
-            "usage: agenthooks trace [-h] [--html OUT.html] [--color {auto,always,never}]",
-            ["RUN.jsonl", "--html OUT.html", "--color {auto,always,never}"],
+            "usage: agenthooks trace [-h] [--html OUT.html] [--color {auto,always,never}] "
+            "[--run ID]",
+            ["RUN.jsonl", "--html OUT.html", "--color {auto,always,never}", "--run ID"],
         ),
+        (
+            "tail",
+            "usage: agenthooks tail [-h] [--run ID] [--event NAME] URL",
+            ["URL", "--run ID", "--event NAME"],
+        ),
+        ("approvals", "usage: agenthooks approvals [-h] ACTION ...", ["ACTION"]),
     ],
 )
 def test_each_command_has_help(command: str, usage: str, options: list[str]) -> None:

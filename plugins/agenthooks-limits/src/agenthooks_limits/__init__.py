@@ -14,7 +14,9 @@ from .caps import ACTIONS, Action, Cap, Price, RateLimit, Step
 from .config import LIMITS_ENV, limits_from_env, load_limits, parse_limits
 from .errors import LimitsConfigError
 from .plugin import DEFAULT_DENY_MESSAGE, Limits
+from .redis_store import RedisStore
 from .state import Breach
+from .store import Check, LimitsStore, MemoryStore
 
 __version__ = "0.1.0"
 
@@ -25,10 +27,14 @@ __all__ = [
     "Action",
     "Breach",
     "Cap",
+    "Check",
     "Limits",
     "LimitsConfigError",
+    "LimitsStore",
+    "MemoryStore",
     "Price",
     "RateLimit",
+    "RedisStore",
     "Step",
     "limits_from_env",
     "load_limits",

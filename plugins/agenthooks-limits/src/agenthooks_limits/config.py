@@ -34,7 +34,11 @@ _TOP = (
     "deny_message",
     "tools",
     "pricing",
+    "budget",
+    "store",
 )
+_BUDGET = ("max_turns", "max_tool_calls", "max_tokens", "max_cost", "tools")
+_STORE = ("url", "prefix")
 _TOOL = ("max_calls", "rate")
 _CAP = ("limit", "action", "ladder")
 _RATE = ("calls", "per", "shared", "action", "ladder")
@@ -107,6 +111,27 @@ def _cap(value: Any, key: str) -> Cap:
     return Cap(value, key=key)
 
 
+def _budget(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``[budget]`` table: shared caps with the top level's keys."""
+    out: dict[str, Any] = {}
+    for name in ("max_turns", "max_tool_calls", "max_tokens", "max_cost"):
+        if name in data:
+            out[name] = _cap(data[name], f"budget.{name}")
+    tools = data.get("tools", {})
+    if not isinstance(tools, Mapping):
+        raise LimitsConfigError(
+            f"expected a table of tools, got {type(tools).__name__}", key="budget.tools"
+        )
+    per_tool = {}
+    for tool, spec in tools.items():
+        _table(spec, ("max_calls",), f"budget.tools.{tool}")
+        if "max_calls" in spec:
+            per_tool[tool] = _cap(spec["max_calls"], f"budget.tools.{tool}.max_calls")
+    if per_tool:
+        out["max_calls_per_tool"] = per_tool
+    return out
+
+
 def _arguments(data: Mapping[str, Any]) -> dict[str, Any]:
     _table(data, _TOP, "")
     out: dict[str, Any] = {}
@@ -159,6 +184,18 @@ def _arguments(data: Mapping[str, Any]) -> dict[str, Any]:
                 key="downgrade",
             )
         out["downgrade"] = target
+    if "budget" in data:
+        out["budget"] = _budget(_table(data["budget"], _BUDGET, "budget"))
+    if "store" in data:
+        spec = _table(data["store"], _STORE, "store")
+        if not isinstance(spec.get("url"), str):
+            raise LimitsConfigError("expected a Redis URL string", key="store.url")
+        prefix = spec.get("prefix", "agenthooks:limits:")
+        if not isinstance(prefix, str):
+            raise LimitsConfigError("expected a string", key="store.prefix")
+        from .redis_store import RedisStore
+
+        out["store"] = RedisStore(spec["url"], prefix=prefix)
     if "deny_message" in data:
         if not isinstance(data["deny_message"], str):
             raise LimitsConfigError("expected a string", key="deny_message")

@@ -10,11 +10,18 @@ Where each check runs:
   ``{"model": cheaper}`` here (also one a tool check asked for).
 - ``on_response`` (ordinary, priority 100): fills ``usage.cost`` from the pricing table when
   the provider did not, so ``max_cost`` and every later hook see the cost.
+- ``pre_request`` (guard): the shared ``budget`` of turns, tokens and cost, before every
+  provider call of every run (a run that starts after the budget is spent makes no call).
+- ``on_response`` (ordinary, priority -1000000): adds the call's tokens and cost to the budget.
 - ``on_chat_end``: drops the run's state.
+
+Counters live in a ``LimitsStore``: this process's memory by default, or Redis
+(``RedisStore``), where every process using the same store shares them atomically.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -26,13 +33,15 @@ from agenthooks.plugins import PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
 from .errors import LimitsConfigError
-from .state import Breach, RunState, Window, reached, worst
+from .state import Breach, RunState, reached, worst
+from .store import Check, LimitsStore, MemoryStore
 
 if TYPE_CHECKING:
     from agenthooks import HookBus
     from agenthooks.events import (
         ChatEndContext,
         ChatStartContext,
+        PreRequestContext,
         PreToolCallContext,
         ResponseContext,
         TurnContext,
@@ -42,6 +51,12 @@ log = structlog.get_logger("agenthooks_limits")
 
 DISTRIBUTION = "agenthooks-limits"
 DEFAULT_DENY_MESSAGE = 'Tool call "{tool}" was denied ({reason})'
+RUN_TTL = 86_400.0
+"""Seconds a run's counters outlive their last change in a shared store (a run that never
+ended)."""
+BUDGET_KEYS = ("max_turns", "max_tool_calls", "max_tokens", "max_cost", "max_calls_per_tool")
+SPEND_PRIORITY = -1_000_000
+"""The budget's ``on_response`` handler runs after the others (the pricing one included)."""
 
 
 class Limits:
@@ -60,6 +75,10 @@ class Limits:
     - ``downgrade``: the cheaper model (a name, or ``{current: cheaper}``) a ``downgrade``
       step switches to for the next turn.
     - ``deny_message``: the text the model reads for a denied call (``{tool}``, ``{reason}``).
+    - ``budget``: caps shared by every run on the store, with the same keys (``max_turns``,
+      ``max_tool_calls``, ``max_tokens``, ``max_cost``, ``max_calls_per_tool``) and ladders;
+      across processes when the store is shared.
+    - ``store``: where the counters live (``MemoryStore`` by default, or ``RedisStore``).
 
     ``Limits()`` without limits reads the TOML file named by ``AGENTHOOKS_LIMITS_CONFIG``
     (how the ``limits`` entry point loads it; ``from_env=True/False`` forces either way); no
@@ -84,6 +103,8 @@ class Limits:
         pricing: Mapping[str, Price | tuple[float, float] | Mapping[str, float]] | None = None,
         downgrade: str | Mapping[str, str] | None = None,
         deny_message: str = DEFAULT_DENY_MESSAGE,
+        budget: Mapping[str, Any] | None = None,
+        store: LimitsStore | None = None,
         clock: Callable[[], float] = time.monotonic,
         name: str = "limits",
         from_env: bool | None = None,
@@ -99,6 +120,8 @@ class Limits:
             rate_limits,
             pricing,
             downgrade,
+            budget,
+            store,
         )
         if from_env or (from_env is None and all(v is None for v in given)):
             from .config import limits_from_env
@@ -132,6 +155,8 @@ class Limits:
                         )
                     )
                     deny_message = loaded.get("deny_message", deny_message)
+                    budget = loaded.get("budget", budget)
+                    store = loaded.get("store", store)
         self.max_turns = as_cap(max_turns, "stop", "max_turns")
         self.max_tool_calls = as_cap(max_tool_calls, "deny", "max_tool_calls")
         self.max_tokens = as_cap(max_tokens, "stop", "max_tokens")
@@ -158,6 +183,7 @@ class Limits:
                 key="downgrade",
             )
         self.downgrade = downgrade
+        self.budget = self._budget(budget)
         if "downgrade" in self._actions() and not downgrade:
             raise LimitsConfigError(
                 "a ladder step downgrades, but no cheaper model is configured; pass "
@@ -174,19 +200,57 @@ class Limits:
             ) from None
         self.deny_message = deny_message
         self.clock = clock
+        if store is not None and not isinstance(store, LimitsStore):
+            raise LimitsConfigError(
+                f"{store!r} has no count(checks), add(key, amount, ttl) and forget(keys)",
+                key="store",
+            )
+        self.store: LimitsStore = store if store is not None else MemoryStore(clock)
         self._runs: dict[str, RunState] = {}
-        self._shared: dict[str, Window] = {}
         self._unpriced: set[str] = set()
+
+    @staticmethod
+    def _budget(budget: Mapping[str, Any] | None) -> dict[str, Any]:
+        if budget is None:
+            return {}
+        if not isinstance(budget, Mapping):
+            raise LimitsConfigError(
+                f"expected a mapping of caps, got {type(budget).__name__}", key="budget"
+            )
+        out: dict[str, Any] = {}
+        for name, value in budget.items():
+            if name not in BUDGET_KEYS:
+                raise LimitsConfigError(
+                    f"unknown key; a budget has {', '.join(BUDGET_KEYS)}", key=f"budget.{name}"
+                )
+            if name == "max_calls_per_tool":
+                if not isinstance(value, Mapping):
+                    raise LimitsConfigError("expected {tool: cap}", key=f"budget.{name}")
+                out[name] = {
+                    tool: as_cap(cap, "deny", f"budget.{name}[{tool!r}]")
+                    for tool, cap in value.items()
+                }
+            else:
+                default = "deny" if name == "max_tool_calls" else "stop"
+                out[name] = as_cap(value, default, f"budget.{name}")
+        return out
 
     def _run_caps(self) -> list[Cap]:
         return [c for c in (self.max_turns, self.max_tokens, self.max_cost) if c is not None]
 
+    def _budget_run_caps(self) -> list[Cap]:
+        return [self.budget[k] for k in ("max_turns", "max_tokens", "max_cost") if k in self.budget]
+
     def _tool_caps(self) -> list[Cap]:
         caps = [*self.max_calls_per_tool.values(), *(r.cap for r in self.rate_limits.values())]
+        caps += list(self.budget.get("max_calls_per_tool", {}).values())
+        if "max_tool_calls" in self.budget:
+            caps.append(self.budget["max_tool_calls"])
         return caps + ([self.max_tool_calls] if self.max_tool_calls is not None else [])
 
     def _actions(self) -> set[Action]:
-        return {s.action for c in (*self._run_caps(), *self._tool_caps()) for s in c.steps or ()}
+        caps = (*self._run_caps(), *self._budget_run_caps(), *self._tool_caps())
+        return {s.action for c in caps for s in c.steps or ()}
 
     def __repr__(self) -> str:
         if self.config_error is not None:
@@ -226,7 +290,11 @@ class Limits:
             bus.on("prepare_next_turn", self._between_turns, guard=True)
         if tool_checks:
             bus.on("pre_tool_call", self._check_tool, guard=True)
-        if turn_checks or tool_checks:
+        if self._budget_run_caps():
+            bus.on("pre_request", self._check_budget, guard=True)
+            if "max_tokens" in self.budget or "max_cost" in self.budget:
+                bus.on("on_response", self._spend, priority=SPEND_PRIORITY)
+        if turn_checks or tool_checks or self._budget_run_caps():
             bus.on("on_chat_end", self._forget)
 
     def _lock_down(self, bus: HookBus, error: LimitsConfigError) -> None:
@@ -250,8 +318,13 @@ class Limits:
             state = self._runs[run_id] = RunState()
         return state
 
-    def _forget(self, ctx: ChatEndContext) -> None:
-        self._runs.pop(ctx.run_id, None)
+    async def _forget(self, ctx: ChatEndContext) -> None:
+        state = self._runs.pop(ctx.run_id, None)
+        if state is not None and state.keys:
+            try:
+                await _maybe(self.store.forget(sorted(state.keys)))
+            except Exception as exc:  # a shared store expires them anyway (RUN_TTL)
+                log.warning("limits_store_failed", operation="forget", error=_text(exc))
 
     def active_runs(self) -> list[str]:
         """The run ids whose state is kept (runs that have not ended)."""
@@ -289,39 +362,113 @@ class Limits:
 
     # checks ---------------------------------------------------------------------------------
 
-    def _check_tool(self, ctx: PreToolCallContext) -> Deny | None:
+    async def _check_tool(self, ctx: PreToolCallContext) -> Deny | None:
         if ctx.short_circuit is not None:
             return None  # an ordinary handler answered (a cache hit): nothing is spent
         state = self._state(ctx.run_id)
         name = ctx.call.name
         if state.deny_tools is not None:
             return Deny(self.deny_message.format(tool=name, reason=state.deny_tools.text))
-        breaches: list[Breach] = []
+        run = f"run:{ctx.run_id}:"
+        # (metric, cap, tool, per, check) for every counter this call spends
+        counters: list[tuple[str, Cap, str | None, float | None, Check]] = []
         if self.max_tool_calls is not None:
-            breaches += reached("tool_calls", self.max_tool_calls, state.tool_calls)
+            counters.append(self._counter("tool_calls", self.max_tool_calls, run + "tool_calls"))
         cap = self.max_calls_per_tool.get(name)
         if cap is not None:
-            breaches += reached("tool", cap, state.per_tool[name], tool=name)
+            counters.append(self._counter("tool", cap, f"{run}tool:{name}", tool=name))
         rate = self.rate_limits.get(name)
-        window: Window | None = None
-        now = 0.0
         if rate is not None:
-            now = self.clock()
-            windows = self._shared if rate.shared else state.windows
-            window = windows.get(name)
-            if window is None:
-                window = windows[name] = Window(rate.per)
-            breaches += reached("rate", rate.cap, window.used(now), tool=name, per=rate.per)
+            key = f"rate:{name}" if rate.shared else f"{run}rate:{name}"
+            counters.append(self._counter("rate", rate.cap, key, tool=name, per=rate.per))
+        shared = self.budget.get("max_tool_calls")
+        if shared is not None:
+            counters.append(self._counter("tool_calls", shared, "budget:tool_calls", ttl=None))
+        shared = self.budget.get("max_calls_per_tool", {}).get(name)
+        if shared is not None:
+            counters.append(
+                self._counter("tool", shared, f"budget:tool:{name}", tool=name, ttl=None)
+            )
+        if not counters:
+            return None
+        checks = [c[4] for c in counters]
+        state.keys.update(c.key for c in checks if c.key.startswith(run))
+        used, _counted = await _maybe(self.store.count(checks))
+        breaches: list[Breach] = []
+        for (metric, cap, tool, per, _check), amount in zip(counters, used):
+            breaches += reached(metric, cap, amount, tool=tool, per=per)
         verdict = self._act(ctx.run_id, state, breaches)
         if verdict is not None:
             if verdict.action == "stop":
                 raise StopRun(verdict.text)
             return Deny(self.deny_message.format(tool=name, reason=verdict.text))
-        state.tool_calls += 1
-        state.per_tool[name] += 1
-        if window is not None:
-            window.add(now)
         return None
+
+    def _counter(
+        self,
+        metric: str,
+        cap: Cap,
+        key: str,
+        *,
+        tool: str | None = None,
+        per: float | None = None,
+        amount: float = 1,
+        ttl: float | None = RUN_TTL,
+    ) -> tuple[str, Cap, str | None, float | None, Check]:
+        blocking = [s.at for s in cap.steps or () if s.action in ("deny", "stop")]
+        check = Check(key, amount, cap.limit, min(blocking, default=None), per, ttl)
+        return (metric, cap, tool, per, check)
+
+    async def _check_budget(self, ctx: PreRequestContext) -> dict[str, Any] | Deny | None:
+        if ctx.response is not None:
+            return None  # an ordinary handler answered (a cache hit): no call is made
+        counters = []
+        for name, metric, amount in (
+            ("max_turns", "turns", 1),
+            ("max_tokens", "tokens", 0),
+            ("max_cost", "cost", 0),
+        ):
+            cap = self.budget.get(name)
+            if cap is not None:
+                counters.append(
+                    self._counter(metric, cap, f"budget:{metric}", amount=amount, ttl=None)
+                )
+        used, _counted = await _maybe(self.store.count([c[4] for c in counters]))
+        breaches: list[Breach] = []
+        for (metric, cap, _tool, _per, _check), amount in zip(counters, used):
+            breaches += reached(metric, cap, amount)
+        state = self._state(ctx.run_id)
+        verdict = self._act(ctx.run_id, state, breaches)
+        if verdict is not None:
+            if verdict.action == "stop":
+                raise StopRun(f"shared budget: {verdict.text}")
+            return Deny(f"shared budget: {verdict.text}")
+        wanted, state.downgrade = state.downgrade, None
+        if wanted is None:
+            return None
+        model = ctx.request.model
+        cheaper = self._cheaper(model)
+        if cheaper is None or cheaper == model:
+            return None
+        log.warning(
+            "limit_downgrade", model=model, to=cheaper, run_id=ctx.run_id, reason=wanted.text
+        )
+        return {"request": ctx.request.model_copy(update={"model": cheaper})}
+
+    async def _spend(self, ctx: ResponseContext) -> None:
+        usage = ctx.response.usage
+        spent = []
+        if "max_tokens" in self.budget:
+            tokens = usage.total_tokens or usage.input_tokens + usage.output_tokens
+            if tokens:
+                spent.append(("budget:tokens", float(tokens)))
+        if "max_cost" in self.budget and usage.cost:
+            spent.append(("budget:cost", float(usage.cost)))
+        for key, amount in spent:
+            try:
+                await _maybe(self.store.add(key, amount, None))
+            except Exception as exc:  # the call was made; a failed count must not break the run
+                log.warning("limits_store_failed", operation="add", key=key, error=_text(exc))
 
     def _between_turns(self, ctx: TurnContext) -> dict[str, Any] | None:
         state = self._state(ctx.run_id)
@@ -389,4 +536,12 @@ class Limits:
         return final
 
 
-__all__ = ["DEFAULT_DENY_MESSAGE", "DISTRIBUTION", "Limits"]
+async def _maybe(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+__all__ = ["DEFAULT_DENY_MESSAGE", "DISTRIBUTION", "RUN_TTL", "Limits"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 
 from .caps import SEVERITY, Action, Cap, Step
@@ -103,9 +103,8 @@ class Window:
 class RunState:
     """One run's counters, keyed in ``Limits`` by ``run_id``; dropped at ``on_chat_end``."""
 
-    tool_calls: int = 0
-    per_tool: Counter[str] = field(default_factory=Counter)
-    windows: dict[str, Window] = field(default_factory=dict)
+    keys: set[str] = field(default_factory=set)
+    """The run's counters in the store (``run:ID:...``), dropped with it."""
     fired: set[tuple[str, str | None, float]] = field(default_factory=set)
     """(metric, tool, at) of the warn / downgrade steps already acted on."""
     deny_tools: Breach | None = None
