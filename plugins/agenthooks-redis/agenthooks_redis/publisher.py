@@ -42,7 +42,7 @@ from .sending import XADD_BATCH, batch_args, send_blocking
 
 if TYPE_CHECKING:
     from agenthooks import HookBus
-    from agenthooks.events import EventRecord
+    from agenthooks.events import EventRecord, RunResumedContext
 
 log = structlog.get_logger("agenthooks.redis")
 
@@ -154,7 +154,14 @@ class RedisEventPublisher:
     def setup(self, bus: HookBus) -> Callable[[], None]:
         """Plugin hook: register the ``on_event`` handler; the undo removes it and, once no bus
         has the publisher any more, flushes and closes (``close()``)."""
-        dispose = bus.on("on_event", self.publish, priority=PUBLISH_PRIORITY, errors="isolate")
+        publishing = bus.on("on_event", self.publish, priority=PUBLISH_PRIORITY, errors="isolate")
+        # a run resumed in this process continues the numbering of the process that paused it
+        resuming = bus.on("on_run_resumed", self._resumed, priority=PUBLISH_PRIORITY)
+
+        def dispose() -> None:
+            publishing()
+            resuming()
+
         self._installs.append(dispose)
 
         def undo() -> None:
@@ -191,6 +198,9 @@ class RedisEventPublisher:
             self._start(loop)
         elif self._wake is not None and not self._wake.is_set():
             self._wake.set()
+
+    def _resumed(self, ctx: RunResumedContext) -> None:
+        self.resume_seq(ctx.run_id, ctx.records)
 
     def last_seq(self, run_id: str) -> int:
         """The ``seq`` of the last entry numbered for ``run_id`` (0: none yet)."""

@@ -13,9 +13,20 @@ from agenthooks_redis.entry import RECORD_KEYS
 from redis_support import calc_agent, free_port, own_redis
 from structlog.testing import capture_logs
 
-from agenthooks import HookBus
+from agenthooks import (
+    Agent,
+    Approve,
+    Ask,
+    HookBus,
+    ProviderResponse,
+    ScriptedProvider,
+    Session,
+    ToolCall,
+    tool,
+)
 from agenthooks.events import EventRecord
 from agenthooks.plugins import PluginError
+from agenthooks.stores import SQLiteStore
 
 
 def recorded(bus: HookBus) -> list[EventRecord]:
@@ -23,6 +34,22 @@ def recorded(bus: HookBus) -> list[EventRecord]:
     seen: list[EventRecord] = []
     bus.on("on_event", seen.append)
     return seen
+
+
+@tool
+def refund(order: int) -> str:
+    """Refund an order."""
+    return "refunded"
+
+
+def refund_agent(bus: HookBus, *script: str | ProviderResponse) -> Agent:
+    """An agent whose refunds a manager must approve, answering with ``script``."""
+    agent = Agent("support", provider=ScriptedProvider(list(script)), tools=[refund], bus=bus)
+    agent.on("pre_tool_call", lambda ctx: Ask("a manager decides"))
+    return agent
+
+
+REFUND_7 = ProviderResponse(tool_calls=[ToolCall(id="r1", name="refund", arguments={"order": 7})])
 
 
 def entries(server: redis.Redis, stream: str) -> list[dict[str, str]]:
@@ -271,3 +298,33 @@ def test_a_bad_variable_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
         "plugin 'redis' (distribution agenthooks-redis) failed: RedisConfigError: "
         "environment: AGENTHOOKS_REDIS_BUFFER: 'lots' is not a whole number"
     )
+
+
+async def test_a_run_resumed_in_another_process_continues_its_seq_by_itself(
+    url: str, prefix: str, server: redis.Redis, tmp_path: Path
+) -> None:
+    stream = prefix + "events"
+    store = SQLiteStore(tmp_path / "sessions.db")
+    pausing = RedisEventPublisher(url, stream=stream)
+    bus = HookBus()
+    bus.use(pausing)
+    first = recorded(bus)
+    paused = await Session(refund_agent(bus, REFUND_7), store=store, session_id="t-1").chat(
+        "refund 7"
+    )
+    assert paused.finish_reason == "paused"
+    await pausing.aclose()
+    resuming = RedisEventPublisher(url, stream=stream)  # a new process knows nothing of the run
+    other = HookBus()
+    other.use(resuming)
+    second = recorded(other)
+    done = await Session(refund_agent(other, "refunded"), store=store, session_id="t-1").resume(
+        {"r1": Approve()}
+    )
+    await resuming.aclose()
+    assert done.content == "refunded"
+    rows = entries(server, stream)
+    assert {f["run_id"] for f in rows} == {r.run_id for r in first} == {r.run_id for r in second}
+    assert [int(f["seq"]) for f in rows] == list(range(1, len(first) + len(second) + 1))
+    assert [f["type"] for f in rows] == [r.type for r in first + second]
+    assert rows[len(first)]["type"] == "on_run_resumed"
