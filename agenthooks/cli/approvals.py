@@ -1,10 +1,12 @@
 """``agenthooks approvals``: every approval waiting for a human, from every installed source.
 
-    agenthooks approvals list [--source NAME] [--json]
-    agenthooks approvals approve ID [--reason TEXT] [--by NAME] [--source NAME]
-    agenthooks approvals deny ID [--reason TEXT] [--by NAME] [--source NAME]
+    agenthooks approvals list [--source NAME | --store URL] [--json]
+    agenthooks approvals approve ID [--reason TEXT] [--by NAME] [--source NAME | --store URL]
+    agenthooks approvals deny ID [--reason TEXT] [--by NAME] [--source NAME | --store URL]
 
-Sources come from the ``agenthooks.approvals`` entry points (``agenthooks.approvals``).
+Sources come from the ``agenthooks.approvals`` entry points; one whose factory raises
+``SourceNotConfigured`` (the store source without ``$AGENTHOOKS_STORE``) is passed over.
+``--store URL`` asks the paused runs of that store alone.
 Exit status: 0 done; 1 a source failed (unreachable, broken); 2 a usage error, an unknown id,
 or a request that is no longer pending.
 """
