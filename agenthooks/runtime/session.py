@@ -18,8 +18,9 @@ from ..messages import AgentResponse, ChatMessage, PendingCall
 from .pausing import counting, keep, pending_of, refuse_chat, require_paused
 from .resume import PausedRun, check, restore, resume_body
 from .run import Run, new_id
-from .runner import execute, execute_run, shielded, stream
+from .runner import execute, execute_run, stream
 from .streaming import StreamEvent
+from .teardown import shielded
 
 if TYPE_CHECKING:
     from ..stores.base import Store

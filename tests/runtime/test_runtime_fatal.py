@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, StopRun, ToolCall, tool
-from agenthooks.runtime.runner import CUT_SHORT
+from agenthooks.runtime.teardown import CUT_SHORT
 
 
 def call(name: str, cid: str, **arguments: object) -> ProviderResponse:
