@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from .._construct import build
+from ..bus.signals import RECORD_COUNTS
 from ..decisions import Decision, Deny
 from ..errors import RegistrationError
 from ..events.contexts import SessionCloseContext, SessionStartContext
@@ -217,11 +218,18 @@ class Session:
     ) -> AgentResponse:
         if keeper is not None:
             keeper.beat()
-        with counting(run, records):
+        # the hot path: no context manager, and nothing to count when nobody records
+        counted = records or "on_event" in run.bus.listened
+        if counted:
+            RECORD_COUNTS[run.run_id] = records
+        try:
+            return await body()
+        finally:
             try:
-                return await body()
-            finally:
                 await self._end(run, start, keeper)
+            finally:
+                if counted:
+                    RECORD_COUNTS.pop(run.run_id, None)
 
     async def _stream(
         self,
