@@ -16,8 +16,6 @@ from collections.abc import AsyncGenerator, Callable, Coroutine
 from functools import partial
 from typing import Any
 
-import structlog
-
 from .._construct import agent_response, chat_message
 from ..decisions import Deny
 from ..errors import RunAborted
@@ -34,8 +32,6 @@ from .reach import check_matchers
 from .run import Run
 from .streaming import FinalResponse, StreamEvent, TextDelta
 from .teardown import end_aborted, end_done, end_failed, end_paused
-
-log = structlog.get_logger("agenthooks")
 
 _AFTER_ANSWER = GROUPS["after_answer"]
 
