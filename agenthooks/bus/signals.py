@@ -72,7 +72,7 @@ RECORD_COUNTS: dict[str, int] = {}
 top-level run while it runs: a paused run stores its count, so its resumption, in any
 process, tells exporters where its numbering goes on)."""
 
-_RECORD_FIELDS = frozenset(EventRecord.model_fields)
+_RECORD_FIELDS = set(EventRecord.model_fields)
 _new = object.__new__
 _set = object.__setattr__
 
@@ -119,7 +119,7 @@ def event_record(name: str, ctx: EventContext, deny: Deny | Ask | None) -> Event
             "asked": None if asked is None else asked.text(tool_name),
         },
     )
-    _set(record, "__pydantic_fields_set__", set(_RECORD_FIELDS))
+    _set(record, "__pydantic_fields_set__", _RECORD_FIELDS)  # shared: see every_field
     _set(record, "__pydantic_extra__", None)
     _set(record, "__pydantic_private__", None)
     return record

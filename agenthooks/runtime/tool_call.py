@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from .._construct import build, set_dict, set_extra, set_fields, set_private
+from .._construct import (
+    EVERY_FIELD,
+    build,
+    every_field,
+    set_dict,
+    set_extra,
+    set_fields,
+    set_private,
+)
 from ..bus import HookBus
 from ..decisions import ASK_ANSWERED, Ask
 from ..errors import (
@@ -498,7 +506,8 @@ def _model(cls: type[M], data: dict[str, Any]) -> M:
     call out of this module: the path of every tool call builds three or four of these."""
     obj = _new(cls)
     set_dict(obj, data)
-    set_fields(obj, set(data))
+    fields = EVERY_FIELD.get(cls) or every_field(cls)
+    set_fields(obj, fields if len(data) == len(fields) else set(data))
     set_extra(obj, None)
     set_private(obj, None)
     return obj
