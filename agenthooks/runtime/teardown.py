@@ -18,6 +18,7 @@ from typing import Any
 import structlog
 
 from ..errors import StopRun
+from ..events.catalog import GROUPS
 from ..events.contexts import (
     ChatAbortContext,
     ChatDoneContext,
@@ -31,6 +32,8 @@ from .loop import stop
 from .run import Run
 
 log = structlog.get_logger("agenthooks")
+_ENDS = GROUPS["after_answer"] - {"on_chat_done"}
+"""What follows ``on_chat_done``: ``on_chat_end`` and ``on_session_end``."""
 
 CUT_SHORT = "the tool call did not complete: the run ended before its result"
 """The tool message of a call a run-ending error cut short (the error stays out of the
@@ -38,19 +41,23 @@ model's view)."""
 
 
 async def end_done(run: Run, response: AgentResponse, started: float) -> None:
-    failure: list[BaseException] = []
-
-    async def done() -> None:
-        try:
-            await run.fire("on_chat_done", ChatDoneContext, response=response)
-        except Exception as exc:  # reaches the caller after the end events (errors="raise")
-            failure.append(exc)
-
-    cancelled = await _steps(run, done, _chat_end(run, response, None, started), _session_end(run))
+    # the end of every answered run that anyone hears: the first step is written out, and
+    # the other two are made only when someone listens to them
+    failure: Exception | None = None
+    cancelled = False
+    try:
+        await run.fire("on_chat_done", ChatDoneContext, response=response)
+    except asyncio.CancelledError:
+        cancelled = True
+    except Exception as exc:  # reaches the caller after the end events (errors="raise")
+        failure = exc
+    if not _ENDS.isdisjoint(run.bus.listened):
+        rest = await _steps(run, _chat_end(run, response, None, started), _session_end(run))
+        cancelled = cancelled or rest
     if cancelled:
         raise asyncio.CancelledError
-    if failure:
-        raise failure[0]
+    if failure is not None:
+        raise failure
 
 
 async def end_paused(run: Run, response: AgentResponse, started: float) -> None:
