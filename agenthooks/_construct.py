@@ -60,36 +60,6 @@ def build(cls: type[M], /, **values: Any) -> M:
     return _instance(cls, data, set(values))
 
 
-_Plan = tuple[dict[str, Any], tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...], int]
-_PLANS: dict[type[BaseModel], _Plan] = {}
-
-
-def _context_plan(cls: type[BaseModel]) -> _Plan:
-    """The template, the factories of the common fields (which a full base carries), those
-    of the event's own fields (most contexts have none), and how many common fields exist."""
-    from .events.contexts import EventContext
-
-    template, factories = _template(cls)
-    common = tuple(f for f in factories if f[0] in EventContext.model_fields)
-    own = tuple(f for f in factories if f not in common)
-    plan = _PLANS[cls] = (template, common, own, len(EventContext.model_fields))
-    return plan
-
-
-def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
-    """An event context of ``cls``: the common fields from ``base``, then ``values``."""
-    template, common, own, n_common = _PLANS.get(cls) or _context_plan(cls)
-    data = {**template, **base, **values}
-    if len(base) < n_common:  # a partial base (outside a run): default the rest
-        for name, factory in common:
-            if name not in base and name not in values:
-                data[name] = factory()
-    for name, factory in own:
-        if name not in values:
-            data[name] = factory()
-    return _instance(cls, data, set(values))
-
-
 EVERY_FIELD: dict[type[BaseModel], set[str]] = {}
 
 
@@ -99,6 +69,41 @@ def every_field(cls: type[BaseModel]) -> set[str]:
     adding a field name to a set that holds them all changes nothing; a copy gets its own."""
     fields = EVERY_FIELD[cls] = set(cls.model_fields)
     return fields
+
+
+_Plan = tuple[
+    dict[str, Any], tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...], int, set[str]
+]
+_PLANS: dict[type[BaseModel], _Plan] = {}
+
+
+def _context_plan(cls: type[BaseModel]) -> _Plan:
+    """The template, the factories of the common fields (which a full base carries), those
+    of the event's own fields (most contexts have none), how many common fields exist, and
+    the shared fields-set (a context holds every field)."""
+    from .events.contexts import EventContext
+
+    template, factories = _template(cls)
+    common = tuple(f for f in factories if f[0] in EventContext.model_fields)
+    own = tuple(f for f in factories if f not in common)
+    fields = every_field(cls)
+    plan = _PLANS[cls] = (template, common, own, len(EventContext.model_fields), fields)
+    return plan
+
+
+def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
+    """An event context of ``cls``: the common fields from ``base``, then ``values``; every
+    field counts as set (a context holds them all)."""
+    template, common, own, n_common, fields = _PLANS.get(cls) or _context_plan(cls)
+    data = {**template, **base, **values}
+    if len(base) < n_common:  # a partial base (outside a run): default the rest
+        for name, factory in common:
+            if name not in base and name not in values:
+                data[name] = factory()
+    for name, factory in own:
+        if name not in values:
+            data[name] = factory()
+    return _instance(cls, data, fields)
 
 
 def _whole(cls: type[M], data: dict[str, Any]) -> M:
