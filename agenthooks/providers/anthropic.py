@@ -14,8 +14,7 @@ import contextlib
 import json
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import httpx
 
@@ -40,9 +39,7 @@ from .anthropic_response import (
     server_message,
 )
 from .base import StreamDelta, StreamItem
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
+from .http import HTTPProvider
 
 T = TypeVar("T")
 
@@ -50,7 +47,7 @@ API_VERSION = "2023-06-01"
 _DRAIN_SECONDS = 1.0  # how long to wait for the end of the body after ``message_stop``
 
 
-class AnthropicProvider:
+class AnthropicProvider(HTTPProvider):
     """A provider for the Anthropic Messages API.
 
     ``model`` is the default model (a request's own ``model`` wins); ``max_tokens`` caps each
@@ -176,29 +173,6 @@ class AnthropicProvider:
             if from_tool and answer.content:  # the output tool's input streams as no text
                 yield StreamDelta(answer.content)
         yield answer
-
-    async def aclose(self) -> None:
-        """Close the HTTP client if this provider created it."""
-        if self._owns_client:
-            await self._client.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __repr__(self) -> str:  # never shows the API key
-        return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
-
-    @property
-    def _where(self) -> str:
-        return f"{self.name} (POST {self.url})"
 
     def _decode(
         self, data: str | bytes, *, status: int, streamed: bool = False, event: str | None = None

@@ -34,8 +34,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator, Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -43,6 +42,7 @@ from ..messages import ProviderRequest, ProviderResponse
 from .base import StreamDelta, StreamItem
 from .error_text import clip_text, server_message
 from .exchange import Exchange
+from .http import HTTPProvider
 from .openai_request import message_to_wire, request_body, tool_to_wire
 from .openai_response import (
     Assembler,
@@ -54,14 +54,11 @@ from .openai_response import (
 )
 from .sse import SSEDecoder, SSEEvent
 
-if TYPE_CHECKING:
-    from typing_extensions import Self
-
 _DRAIN_SECONDS = 1.0  # how long to wait for the end of the body after ``[DONE]``
 _RESPONSE_TIMEOUTS = 3  # the whole response may take this many times ``timeout``
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(HTTPProvider):
     """A provider for any server speaking the OpenAI Chat Completions API.
 
     ``model`` is the default model (a request's own ``model`` wins). ``api_key`` falls back
@@ -135,29 +132,6 @@ class OpenAIChatProvider:
         finally:
             await exchange.close()
         yield response
-
-    async def aclose(self) -> None:
-        """Close the HTTP client if this provider created it."""
-        if self._owns_client:
-            await self._client.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __repr__(self) -> str:  # never shows the API key
-        return f"OpenAIChatProvider(model={self.model!r}, base_url={self.base_url!r})"
-
-    @property
-    def _where(self) -> str:
-        return f"{self.name} (POST {self.url})"
 
     def _exchange(self, body: dict[str, Any], *, streamed: bool = False) -> Exchange:
         accept = {"Accept": "text/event-stream"} if streamed else {}
