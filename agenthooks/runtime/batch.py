@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from ..messages import ToolCall
 from .handoffs import claimed_handoff, hand_over, refuse_handoff
 from .run import HookTurn, Run
-from .tool_call import Flight, ToolOutcome, tool_call
+from .tool_call import tool_call
+from .tool_outcome import Flight, ToolOutcome
 
 if TYPE_CHECKING:
     from .agent import Agent

@@ -16,7 +16,7 @@ from ..decisions import ASK_ANSWERED, Ask, Deny
 from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
 from ..messages import ToolCall
 from .run import Run
-from .tool_call import Flight, ToolOutcome, asked
+from .tool_outcome import Flight, ToolOutcome, asked
 
 if TYPE_CHECKING:
     from .agent import Agent

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..bus import HookBus
 from ..events.catalog import GROUPS
 from ..middleware import CallNext, Stack
-from . import model_call, tool_call
+from . import model_call, tool_hooks
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -39,10 +39,10 @@ class CallStacks:
         )
         self.tool = _compose(
             bus,
-            tool_call.ToolHooks(bus),
+            tool_hooks.ToolHooks(bus),
             _TOOL_EVENTS,
             bus.stacks.get("tool", Stack()) + agent.tool_middleware,
-            tool_call.endpoint,
+            tool_hooks.endpoint,
         )
 
     def current(self, bus: HookBus, agent: Agent) -> bool:
