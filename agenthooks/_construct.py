@@ -95,6 +95,13 @@ def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
     """An event context of ``cls``: the common fields from ``base``, then ``values``; every
     field counts as set (a context holds them all)."""
     template, common, own, n_common, fields = _PLANS.get(cls) or _context_plan(cls)
+    if len(base) + len(values) == len(fields):  # every field given: the run's own contexts
+        obj = _new(cls)
+        _set_dict(obj, {**base, **values})
+        _set_fields(obj, fields)
+        _set_extra(obj, None)
+        _set_private(obj, None)
+        return obj
     data = {**template, **base, **values}
     if len(base) < n_common:  # a partial base (outside a run): default the rest
         for name, factory in common:
@@ -106,9 +113,15 @@ def context(cls: type[M], base: dict[str, Any], /, **values: Any) -> M:
     return _instance(cls, data, fields)
 
 
-def _whole(cls: type[M], data: dict[str, Any]) -> M:
-    """A model of ``cls`` holding ``data``, which has every field: the shared fields-set."""
-    return _instance(cls, data, EVERY_FIELD.get(cls) or every_field(cls))
+def whole(cls: type[M], data: dict[str, Any]) -> M:
+    """A model of ``cls`` holding ``data``, which has every field: the shared fields-set
+    (``_instance`` written out: the runtime builds several of these per call)."""
+    obj = _new(cls)
+    _set_dict(obj, data)
+    _set_fields(obj, EVERY_FIELD.get(cls) or every_field(cls))
+    _set_extra(obj, None)
+    _set_private(obj, None)
+    return obj
 
 
 # Each constructor below gives exactly what ``build`` gives with every field passed (the same
@@ -134,7 +147,7 @@ def chat_message(
         "name": name,
         "thinking_blocks": [] if thinking_blocks is None else thinking_blocks,
     }
-    return _whole(_messages.ChatMessage, data)
+    return whole(_messages.ChatMessage, data)
 
 
 def provider_request(
@@ -158,7 +171,7 @@ def provider_request(
         "reasoning_effort": reasoning_effort,
         "response_format": response_format,
     }
-    return _whole(_messages.ProviderRequest, data)
+    return whole(_messages.ProviderRequest, data)
 
 
 def agent_response(
@@ -182,7 +195,7 @@ def agent_response(
         "output": output,
         "pending": [] if pending is None else pending,
     }
-    return _whole(_messages.AgentResponse, data)
+    return whole(_messages.AgentResponse, data)
 
 
 # last: messages imports ``build`` from this module, whichever of the two is imported first
@@ -200,4 +213,5 @@ __all__ = [
     "set_extra",
     "set_fields",
     "set_private",
+    "whole",
 ]

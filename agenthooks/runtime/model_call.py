@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._construct import context
+from .._construct import context, whole
 from ..bus import HookBus
 from ..decisions import Deny
 from ..errors import ProviderError, ProviderResponseError, ends_run
@@ -43,15 +43,17 @@ async def model_call(run: Run, request: ProviderRequest) -> ProviderResponse | D
     streaming = run.sink is not None
     if app is None and not streaming:
         return await provider.complete(request)  # type: ignore[no-any-return]
-    ctx = context(
+    ctx = whole(
         PreRequestContext,
-        run._base or run.base(),
-        request=request,
-        response=None,
-        short_circuit=None,
-        provider=provider,
-        stream=streaming,
-        chunks_sent=0,
+        {
+            **(run._base or run.base()),
+            "request": request,
+            "response": None,
+            "short_circuit": None,
+            "provider": provider,
+            "stream": streaming,
+            "chunks_sent": 0,
+        },
     )
     ctx.__dict__[RUN] = run
     result = await (app or endpoint)(ctx)
@@ -93,14 +95,17 @@ class ModelHooks:
             response = ctx.response
         else:
             try:
-                response = await call_next(ctx)
+                if call_next is endpoint and not ctx.stream:  # one coroutine fewer
+                    response = await ctx.provider.complete(ctx.request)
+                else:
+                    response = await call_next(ctx)
             except Exception as exc:
                 if ends_run(exc):  # a hook's own raise (a stream hook's, say) is no model error
                     raise
                 response = await self.recover(ctx, exc)
         if "on_response" not in bus.listened:
             return response
-        after = context(ResponseContext, common(ctx), request=ctx.request, response=response)
+        after = whole(ResponseContext, {**_base(ctx), "request": ctx.request, "response": response})
         deny = await bus.dispatch("on_response", after)
         return after.response if deny is None else deny
 
@@ -111,7 +116,7 @@ class ModelHooks:
             raise exc
         ectx = context(
             ModelErrorContext,
-            common(ctx),
+            _base(ctx),
             request=ctx.request,
             error=exc,
             response=None,
@@ -124,6 +129,13 @@ class ModelHooks:
         if error is exc:
             raise exc
         raise error from exc
+
+
+def _base(ctx: PreRequestContext) -> dict[str, Any]:
+    """The common fields of the next context of ``ctx``'s call: its run's, shared (a context
+    made outside a run: its own)."""
+    run: Run | None = ctx.__dict__.get(RUN)
+    return common(ctx) if run is None else run._base or run.base()
 
 
 async def endpoint(ctx: PreRequestContext) -> ProviderResponse:

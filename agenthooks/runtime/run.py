@@ -38,6 +38,7 @@ class _Nothing:
 
 
 NOTHING: Awaitable[Any] = _Nothing()  # type: ignore[assignment]
+_NONE: frozenset[str] = frozenset()  # shared: a new empty frozenset is 216 bytes
 
 
 class HookTurn:
@@ -160,7 +161,7 @@ class Run:
         self.serial: HookTurn | None = None
         """Set while tools of this run run in parallel: its handler chains then take turns."""
         self.pending: list[PendingCall] = []
-        self.answered: frozenset[str] = frozenset()
+        self.answered: frozenset[str] = _NONE
         self.handoff: Agent | None = None
         self.terminating = False
         self.journal: Journal | None = None

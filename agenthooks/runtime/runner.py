@@ -36,9 +36,10 @@ from .teardown import end_aborted, end_done, end_failed, end_paused
 _AFTER_ANSWER = GROUPS["after_answer"]
 
 
-async def execute_run(run: Run, message: str) -> AgentResponse:
-    """Run ``run`` on the user ``message``; ends with exactly one terminal event."""
-    return await execute(run, partial(_body, run, message))
+def execute_run(run: Run, message: str) -> Coroutine[Any, Any, AgentResponse]:
+    """Run ``run`` on the user ``message``; ends with exactly one terminal event (the
+    coroutine of ``execute``: one frame fewer held while the run waits)."""
+    return execute(run, partial(_body, run, message))
 
 
 Body = Callable[[], Coroutine[Any, Any, AgentResponse]]
@@ -94,29 +95,25 @@ async def _body(run: Run, message: str) -> AgentResponse:
         message = user.message
     run.input = message
     await run.commit(chat_message("user", message, []))
-    return await run_agent(run, message)
-
-
-async def run_agent(run: Run, task: str) -> AgentResponse:
-    """``pre_agent`` → turns → ``post_agent`` → the final message committed once allowed."""
-    got = await run.fire(
-        "pre_agent", PreAgentContext, input=task, response=None, short_circuit=None
+    # the agent: pre_agent → turns → post_agent → the final message committed once allowed
+    pre = await run.fire(
+        "pre_agent", PreAgentContext, input=message, response=None, short_circuit=None
     )
-    if isinstance(got, Deny):
-        return await _denied(run, got.text())
-    if got is not None and got.short_circuit == "response" and got.response is not None:
-        response = got.response
+    if isinstance(pre, Deny):
+        return await _denied(run, pre.text())
+    if pre is not None and pre.short_circuit == "response" and pre.response is not None:
+        response = pre.response
         held = chat_message("assistant", response.content, [])
         return await _finish_agent(
             run,
-            task,
+            message,
             response.content,
             response.finish_reason,
             held,
             streamed=False,
             output=response.output,
         )
-    return await conclude(run, task, await run_turns(run))
+    return await conclude(run, message, await run_turns(run))
 
 
 async def conclude(run: Run, task: str, ended: Ended) -> AgentResponse:
@@ -264,7 +261,6 @@ __all__ = [
     "conclude",
     "execute",
     "execute_run",
-    "run_agent",
     "stream",
     "stream_run",
 ]

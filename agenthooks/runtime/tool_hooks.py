@@ -26,7 +26,7 @@ from ..errors import ToolValidationError, ends_run
 from ..events.contexts import PreToolCallContext, ToolCallErrorContext, ToolCallResultContext
 from ..messages import ToolCall
 from ..tools import Tool, ToolContext, serialize_result
-from .run import COMMON as _COMMON
+from .run import common
 from .tool_outcome import FLIGHT, Flight, ToolOutcome, asked
 
 if TYPE_CHECKING:
@@ -108,8 +108,8 @@ class ToolHooks:
         """``on_tool_call_error`` for an error (a recovery then goes on as a result), and
         ``on_tool_call_result`` for a result (a deny there turns it into an error)."""
         bus = self.bus
-        data = ctx.__dict__
-        base = {k: data[k] for k in _COMMON}
+        flight: Flight | None = ctx.__dict__.get(FLIGHT)
+        base = common(ctx) if flight is None else flight.run._base or flight.run.base()
         if outcome.error is not None:
             ectx = trusted_model(
                 ToolCallErrorContext,
