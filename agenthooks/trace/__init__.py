@@ -8,8 +8,9 @@ Path("run.html").write_text(render_html(trace, title="run.jsonl"))
 
 from .html import page_data, render_html
 from .load import Recording, RecordingError, Skipped, load_recording, merge_recordings
-from .spans import Mark, Span, Trace, build_trace
+from .spans import build_trace
 from .text import format_duration, render_tree, span_line
+from .tree import Mark, Span, Trace
 
 __all__ = [
     "Mark",

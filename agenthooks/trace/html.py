@@ -12,8 +12,8 @@ from typing import Any
 
 from .assets import CSS, JS
 from .load import Skipped
-from .spans import Span, Trace
 from .text import format_duration, span_line
+from .tree import Span, Trace
 
 
 def page_data(trace: Trace, *, title: str, skipped: list[Skipped] | None = None) -> dict[str, Any]:

@@ -12,8 +12,9 @@ import datetime
 from collections import deque
 from typing import Any
 
-from .spans import Mark, Span, _Builder, preview
+from .spans import SpanBuilder
 from .text import span_line
+from .tree import Mark, Span, preview
 
 
 def clock(stamp: Any) -> str:
@@ -35,7 +36,7 @@ class LiveTrace:
 
     def __init__(self, *, event: str | None = None) -> None:
         self.event = event
-        self._builder = _Builder()
+        self._builder = SpanBuilder()
         self._shown: set[int] = set()
         self._marks: set[int] = set()
         self._roots: dict[str, Span] = {}

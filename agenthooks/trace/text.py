@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .spans import Mark, Span, Trace, preview
+from .tree import Mark, Span, Trace, preview
 
 _RED, _YELLOW, _DIM, _BOLD, _RESET = "\033[31m", "\033[33m", "\033[2m", "\033[1m", "\033[0m"
 _STATUS_WORD = {

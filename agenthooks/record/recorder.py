@@ -1,10 +1,5 @@
 """Recorder: every ``on_event`` record of a run as one JSON line, for ``agenthooks trace``.
 
-    recorder = Recorder("run.jsonl")
-    recorder.attach(agent)          # or agent.use(recorder) / bus.use(recorder)
-    await agent.chat("hi")
-    recorder.close()
-
 Each line is one JSON object: the ``EventRecord`` fields (``type``, wall-clock ``timestamp``,
 ``run_id``, ``parent_run_id``, ``agent``, ``branch``, ``tool_call_id``, ``input``, ``output``,
 ``is_error``, ``error``, ``denied``, ``usage``, ...) plus ``seq`` (the line's number, from 1)
@@ -28,15 +23,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
-
-from .redaction import ExportRedaction
+from ..bus import Disposer
+from ..redaction import ExportRedaction
+from .buses import reachable_buses
+from .durations import SpanDurations
+from .jsonable import to_jsonable
 
 if TYPE_CHECKING:
-    from .bus import Disposer, HookBus
-    from .events.contexts import EventRecord
-    from .runtime.agent import Agent
+    from ..bus import HookBus
+    from ..events.contexts import EventRecord
+    from ..runtime.agent import Agent
 
 RECORD_FIELDS = (
     "seq",
@@ -79,61 +75,6 @@ RECORDER_PRIORITY = 10**6
 """The recorder's ``on_event`` handler runs before ordinary ``on_event`` handlers, so one that
 raises cannot keep a record off the file."""
 
-# opening event -> (span kind, keyed by iteration?); closing event -> span kind
-_OPENS = {
-    "pre_request": "model",
-    "on_loop_start": "turn",
-    "pre_agent": "agent",
-    "on_stream_start": "stream",
-}
-_CLOSES = {
-    "on_response": "model",
-    "on_model_error": "model",
-    "on_loop_end": "turn",
-    "post_agent": "agent",
-    "on_stream_end": "stream",
-    "on_stream_error": "stream",
-}
-_KEEPS_OPEN = frozenset({"on_model_error"})  # a recovered call still gets its on_response
-
-
-def to_jsonable(value: Any) -> Any:
-    """``value`` as plain JSON data: models dumped in JSON mode, exceptions as their text,
-    bytes decoded, anything else unknown as ``str``. Never raises."""
-    try:
-        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
-    except Exception:
-        return _by_hand(value)
-
-
-def _fallback(value: Any) -> Any:
-    if isinstance(value, BaseException):
-        return error_text(value)
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", "replace")
-    return str(value)
-
-
-def _by_hand(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, BaseModel):
-        return {k: _by_hand(getattr(value, k, None)) for k in type(value).model_fields}
-    if isinstance(value, dict):
-        return {str(k): _by_hand(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_by_hand(v) for v in value]
-    try:
-        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
-    except Exception:
-        return _fallback(value)
-
-
-def error_text(exc: BaseException) -> str:
-    """``"TypeName: message"`` (or the type name alone)."""
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
 
 class Recorder:
     """A plugin that writes every ``on_event`` record as one JSON line.
@@ -174,7 +115,7 @@ class Recorder:
         self.count = 0
         """How many lines were written."""
         self._lock = threading.Lock()
-        self._open: dict[tuple[str, str, Any], float] = {}
+        self._durations = SpanDurations()
         self.closed = False
         self._redaction = ExportRedaction()  # nothing leaves unredacted when a plugin redacts
 
@@ -200,8 +141,6 @@ class Recorder:
         """Record ``target`` (an agent or a bus), and every sub-agent of an agent that runs on
         a bus of its own (attach after adding the sub-agents' hooks: an agent without hooks
         runs on its parent's bus, where it is recorded already). Returns the undo."""
-        from .bus import Disposer
-
         disposers = [bus.use(self) for bus in reachable_buses(target)]
 
         def undo() -> None:
@@ -247,7 +186,7 @@ class Recorder:
                 "error": payload["error"],
                 "denied": payload["denied"],
                 "asked": data.get("asked"),
-                "duration": self._duration(record, mono),
+                "duration": self._durations.duration(record, mono),
                 "usage": to_jsonable(data.get("usage")),
                 "input": payload["input"],
                 "output": payload["output"],
@@ -260,28 +199,7 @@ class Recorder:
                 if self.flush_each or top_level_end:
                     self._stream.flush()
             if record.type == "on_chat_end":
-                run_id = data.get("run_id")
-                for key in [k for k in self._open if k[0] == run_id]:
-                    del self._open[key]
-
-    def _duration(self, record: EventRecord, mono: float) -> float | None:
-        """The record's own duration, else the time since the event that opened its span."""
-        event = record.type
-        if event in _OPENS:
-            self._open.setdefault(self._key(record, _OPENS[event]), mono)
-        own = record.duration
-        if own is not None:
-            return own
-        kind = _CLOSES.get(event)
-        if kind is None:
-            return None
-        key = self._key(record, kind)
-        started = self._open.get(key) if event in _KEEPS_OPEN else self._open.pop(key, None)
-        return None if started is None else mono - started
-
-    @staticmethod
-    def _key(record: EventRecord, kind: str) -> tuple[str, str, Any]:
-        return (record.run_id, kind, None if kind == "agent" else record.iteration)
+                self._durations.forget(data.get("run_id"))
 
     def flush(self) -> None:
         """Write buffered lines through to the file or stream."""
@@ -308,31 +226,6 @@ class Recorder:
         self.close()
 
 
-def reachable_buses(target: Agent | HookBus) -> list[HookBus]:
-    """The distinct buses the runs of ``target`` fire on: a bus itself, or an agent's bus and
-    the own buses of the sub-agents it can reach (through sub-agents and handoffs)."""
-    from .bus import HookBus
-
-    if isinstance(target, HookBus):
-        return [target]
-    buses: dict[int, HookBus] = {id(target.bus): target.bus}
-    seen: set[int] = set()
-
-    def visit(agent: Agent, as_subagent: bool) -> None:
-        if id(agent) in seen:
-            return
-        seen.add(id(agent))
-        if as_subagent and agent.has_own_bus:
-            buses.setdefault(id(agent.bus), agent.bus)
-        for sub in agent.sub_agents:
-            visit(sub, True)
-        for target_agent in agent.handoffs:
-            visit(target_agent, False)
-
-    visit(target, False)
-    return list(buses.values())
-
-
 def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """The lines of a recording as dicts (no validation; ``agenthooks.trace`` validates)."""
     with open(path, encoding="utf-8") as file:
@@ -341,13 +234,4 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
-__all__ = [
-    "RECORDER_PRIORITY",
-    "RECORD_FIELDS",
-    "TERMINAL_EVENTS",
-    "Recorder",
-    "error_text",
-    "reachable_buses",
-    "read_records",
-    "to_jsonable",
-]
+__all__ = ["RECORDER_PRIORITY", "RECORD_FIELDS", "TERMINAL_EVENTS", "Recorder", "read_records"]

@@ -1,0 +1,47 @@
+"""The plugin contract and entry-point loading.
+
+A plugin is either
+
+- an object (or a class, instantiated without arguments) whose methods are named after events
+  (``def pre_tool_call(self, ctx)``; aliases work too), with options per method through
+  ``@hook(match=..., priority=..., guard=..., errors=...)`` or per plugin through the class
+  attributes ``priority`` / ``guard`` / ``errors``; it may contribute ``middleware`` (a list)
+  and may define ``setup(bus)`` for anything else; or
+- a plain ``setup(bus)`` function (or a module that has one).
+
+``bus.use(plugin)`` installs one and returns a disposer that removes everything it added.
+Installed packages advertise plugins in the ``agenthooks.plugins`` entry-point group.
+
+Mistakes fail loudly: a public method named like an event that does not exist
+(``on_tool_result``) is an error naming the closest event; a second plugin of one name on a
+bus is an error; a setup that raises leaves nothing behind (handlers, middleware, blinker
+receivers, nested plugins); two installed distributions that claim one entry-point name are
+an error naming both, and neither is loaded.
+"""
+
+from .installing import PluginInfo, install
+from .loader import (
+    DISABLE_ENV,
+    ENTRY_POINT_GROUP,
+    PluginConflictError,
+    PluginError,
+    disabled_names,
+    entry_points,
+    load_entry_point_plugins,
+)
+from .methods import hook, looks_like_event, plugin_name
+
+__all__ = [
+    "DISABLE_ENV",
+    "ENTRY_POINT_GROUP",
+    "PluginConflictError",
+    "PluginError",
+    "PluginInfo",
+    "disabled_names",
+    "entry_points",
+    "hook",
+    "install",
+    "load_entry_point_plugins",
+    "looks_like_event",
+    "plugin_name",
+]
