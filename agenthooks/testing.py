@@ -31,11 +31,13 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from .bus import Disposer
 from .events.catalog import CATALOG, resolve
 from .messages import ProviderResponse, ToolCall
+from .providers.scripted import ScriptedProvider
+from .record import reachable_buses
+from .runtime.agent import Agent
 
 if TYPE_CHECKING:
     from .bus import HookBus
     from .events.contexts import EventContext
-    from .runtime.agent import Agent
 
 FIRST = 10**9
 """The recorder's priority: it sees every emission before any ordinary handler can stop it."""
@@ -61,8 +63,6 @@ class HookRecorder:
     def attach(self, target: Agent | HookBus) -> Disposer:
         """Record ``target``: a bus, or an agent and the sub-agents that have a bus of their
         own. Attach after registering the hooks under test. Returns the undo."""
-        from .record import reachable_buses
-
         disposers = [
             bus.on(name, self._handler(name), priority=FIRST)
             for bus in reachable_buses(target)
@@ -190,9 +190,6 @@ def make_agent(
     (the ``scripted_agent`` fixture). ``options`` go to ``Agent`` (``bus=``, ``max_turns=``,
     ``parallel_tool_calls=``, ``sub_agents=``, ...); ``agent.provider.requests`` holds what
     the model was sent."""
-    from .providers.scripted import ScriptedProvider
-    from .runtime.agent import Agent
-
     if isinstance(script, (str, ToolCall, tuple)):
         raise TypeError("scripted_agent takes a list of steps; wrap a single step in a list")
     provider = ScriptedProvider([_step(s) for s in script], name=f"{name}-script")

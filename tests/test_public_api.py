@@ -99,6 +99,6 @@ def test_mypy_gives_each_handler_the_context_of_its_event(tmp_path: Path) -> Non
         "[arg-type]",
         'note: Revealed type is "def (ctx: agenthooks.events.contexts.PreToolCallContext) -> '
         'agenthooks.decisions.Deny | None"',
-        'note: Revealed type is "agenthooks.bus.registry.Disposer"',
+        'note: Revealed type is "agenthooks.disposer.Disposer"',
         'note: Revealed type is "agenthooks.messages.ProviderResponse"',
     ], out + err

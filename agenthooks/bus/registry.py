@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
+from ..disposer import Disposer
 from ..errors import RegistrationError
 from ..events.catalog import EventSpec
 
@@ -25,34 +26,6 @@ Chains = tuple[Chain, Chain]
 
 NO_CHAINS: Chains = ((), ())
 _seq = itertools.count()
-
-
-class Disposer:
-    """Removes what a registration added. Idempotent: a second call is a no-op.
-
-    Also a context manager: ``with bus.on("on_message", h): ...`` removes ``h`` on exit.
-    """
-
-    __slots__ = ("_undo",)
-
-    def __init__(self, undo: Callable[[], None]) -> None:
-        self._undo: Callable[[], None] | None = undo
-
-    def __call__(self) -> None:
-        undo, self._undo = self._undo, None
-        if undo is not None:
-            undo()
-
-    @property
-    def active(self) -> bool:
-        """False once disposed."""
-        return self._undo is not None
-
-    def __enter__(self) -> Disposer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self()
 
 
 class Registration:

@@ -32,6 +32,8 @@ from ..approvals import (
     load_approval_source,
     select,
 )
+from ..errors import StoreError
+from ..stores.approvals import StoreApprovals
 from .common import CLIError, Subparsers, table
 
 
@@ -70,9 +72,6 @@ def _sources(name: str | None, store: str | None = None) -> tuple[list[ApprovalS
     """The loaded sources, and one line per source that failed to load; with ``store``, the
     paused runs of that store alone."""
     if store is not None:
-        from ..errors import StoreError
-        from ..stores.approvals import StoreApprovals
-
         try:
             return [StoreApprovals(store)], []
         except StoreError as exc:

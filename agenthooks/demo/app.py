@@ -31,6 +31,7 @@ from ..bus import HookBus
 from ..errors import ProviderConnectionError
 from ..messages import ProviderResponse, ToolCall, Usage
 from ..providers import AnthropicProvider, OpenAIChatProvider, Provider, ScriptedProvider
+from ..record import Recorder
 from ..runtime import Agent, Session
 from ..tools import tool
 from .timeline import Timeline
@@ -171,8 +172,6 @@ async def run_demo(provider: Provider, out: TextIO, *, record: str | None = None
     bus.on("on_event", Timeline(out))
     recorder = None
     if record is not None:
-        from ..record import Recorder
-
         recorder = Recorder(record)
         bus.use(recorder)
     agent = build_agent(provider, bus)

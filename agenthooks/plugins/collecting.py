@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import blinker
 
-from ..bus.registry import Disposer
+from ..disposer import Disposer
 
 if TYPE_CHECKING:
     from ..bus import HookBus

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ..bus.registry import Disposer
+from ..disposer import Disposer
 from ..errors import RegistrationError
 from .collecting import Collecting
 from .methods import plugin_name, register_methods

@@ -16,12 +16,13 @@ from ..errors import RegistrationError
 from ..events import EventName
 from ..messages import AgentResponse, ChatMessage, PendingCall
 from ..middleware import Middleware, Stack
+from ..paused import PausedRun
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
 from .memory import Memory
 from .output import OutputSpec
 from .pausing import counting, keep, pending_of, refuse_chat, require_paused
-from .resume import PausedRun, check, restore, resume_body
+from .resume import check, restore, resume_body
 from .run import Run
 from .runner import execute, execute_run, stream, stream_run
 from .scopes import ScopeRegistry

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .._construct import context
 from ..bus import HookBus
 from ..decisions import ASK_ANSWERED, Ask, Deny
 from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
 from ..messages import ToolCall
 from .run import Run
 from .tool_outcome import Flight, ToolOutcome, asked
+from .trusted import context
 
 if TYPE_CHECKING:
     from .agent import Agent

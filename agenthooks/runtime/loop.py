@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._construct import chat_message, context, provider_request
 from ..decisions import Deny
 from ..errors import BudgetExceeded, MaxTurnsExceeded
 from ..events.catalog import GROUPS
@@ -30,6 +29,7 @@ from .batch import run_tool_batch
 from .model_call import model_call
 from .output import check_output
 from .run import Run
+from .trusted import chat_message, context, provider_request
 
 if TYPE_CHECKING:
     from .agent import Agent

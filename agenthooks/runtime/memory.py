@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from .._construct import context
 from ..events.contexts import (
     MemoryContext,
     MemoryErrorContext,
     MemoryReadContext,
     MemoryWriteContext,
 )
+from .trusted import context
 
 if TYPE_CHECKING:
     from ..bus import HookBus

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._construct import context, whole
+from .._construct import whole
 from ..bus import HookBus
 from ..decisions import Deny
 from ..errors import ProviderError, ProviderResponseError, ends_run
@@ -27,6 +27,7 @@ from ..messages import ProviderRequest, ProviderResponse
 from ..providers.base import StreamDelta
 from .run import Run, common
 from .streaming import TextDelta
+from .trusted import context
 
 RUN = "_run"
 """Where a call's context keeps its run (not a field: hooks never see it)."""

@@ -17,12 +17,12 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic.errors import PydanticUserError
 
-from .._construct import chat_message
 from ..decisions import Deny
 from ..errors import BadReturnError, OutputValidationError, RegistrationError
 from ..events.contexts import OutputContext
 from ..messages import ChatMessage, ResponseFormat
 from .run import Run
+from .trusted import chat_message
 
 INSTRUCTIONS = (
     "Give your final answer as one JSON object, and nothing else, that matches this JSON "

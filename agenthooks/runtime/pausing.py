@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from ..bus.signals import RECORD_COUNTS
 from ..errors import NotPausedError, SessionPausedError
 from ..messages import PendingCall
-from .resume import PausedRun, capture
+from ..paused import PausedRun
+from .resume import capture
 from .run import Run
 
 

@@ -14,8 +14,6 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
 from ..decisions import Approve, Decision, Deny
 from ..errors import (
     MissingDecisionError,
@@ -25,7 +23,8 @@ from ..errors import (
     ToolValidationError,
 )
 from ..events.contexts import RunResumedContext
-from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall, Usage
+from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
+from ..paused import Answer, PausedRun
 from .batch import Batch, end_batch, run_tool_batch
 from .loop import after_tools, run_turns
 from .run import NO_USAGE, Run, tool_message
@@ -35,50 +34,6 @@ from .tool_call import tool_call
 
 if TYPE_CHECKING:
     from .agent import Agent
-
-
-class Answer(BaseModel):
-    """A decision recorded ahead of the resume (``agenthooks approvals approve|deny``)."""
-
-    approved: bool
-    reason: str | None = None
-    by: str | None = None
-    at: float = 0.0
-
-    def decision(self) -> Decision:
-        """The decision ``resume()`` applies."""
-        return Approve() if self.approved else Deny(self.reason)
-
-
-class PausedRun(BaseModel):
-    """Everything a paused run needs to continue, as JSON: its ids and counters, the agent
-    running it, the calls it waits on, and what its paused batch decided already.
-
-    ``start`` is where the run's messages begin in the session's history; ``working`` the
-    working transcript when ``prepare_next_turn`` replaced it (else ``None``: the history);
-    ``records`` the ``on_event`` records emitted for the run so far; ``answers`` decisions
-    recorded before the resume; ``started`` the call ids whose tool may have run (the
-    journal of a stored run, for crash recovery).
-    """
-
-    run_id: str
-    agent: str
-    iteration: int = 0
-    turns: int = 0
-    usage: Usage = Field(default_factory=Usage)
-    input: str = ""
-    model: str | None = None
-    thinking: str | None = None
-    start: int = 0
-    working: list[ChatMessage] | None = None
-    caps: list[str] = Field(default_factory=list)
-    pending: list[PendingCall] = Field(default_factory=list)
-    handoff: str | None = None
-    terminating: bool = False
-    records: int = 0
-    paused_at: float = 0.0
-    answers: dict[str, Answer] = Field(default_factory=dict)
-    started: list[str] = Field(default_factory=list)
 
 
 def capture(run: Run, start: int) -> PausedRun:

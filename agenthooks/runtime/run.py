@@ -9,12 +9,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .._construct import chat_message, context
 from ..bus import HookBus
 from ..bus.signals import RECORD_COUNTS
 from ..decisions import Deny
 from ..events.contexts import EventContext, MessageContext
 from ..messages import ChatMessage, PendingCall, ToolCall, Usage
+from .trusted import chat_message, context
 
 if TYPE_CHECKING:
     from .agent import Agent

@@ -16,7 +16,6 @@ from collections.abc import AsyncGenerator, Callable, Coroutine
 from functools import partial
 from typing import Any
 
-from .._construct import agent_response, chat_message
 from ..decisions import Deny
 from ..errors import RunAborted
 from ..events.catalog import GROUPS
@@ -32,6 +31,7 @@ from .reach import check_matchers
 from .run import Run
 from .streaming import FinalResponse, StreamEvent, TextDelta
 from .teardown import end_aborted, end_done, end_failed, end_paused
+from .trusted import agent_response, chat_message
 
 _AFTER_ANSWER = GROUPS["after_answer"]
 

@@ -16,17 +16,19 @@ from ..decisions import Decision, Deny
 from ..errors import RegistrationError
 from ..events.contexts import SessionCloseContext, SessionStartContext
 from ..messages import AgentResponse, ChatMessage, PendingCall
+from ..paused import PausedRun
 from .pausing import counting, keep, pending_of, refuse_chat, require_paused
-from .resume import PausedRun, check, restore, resume_body
+from .resume import check, restore, resume_body
 from .run import Run, new_id
 from .runner import execute, execute_run, stream
+from .stored_session import claim_chat, claim_resume, read
 from .streaming import StreamEvent
 from .teardown import shielded
 
 if TYPE_CHECKING:
     from ..stores.base import Store
-    from ..stores.keeper import Keeper
     from .agent import Agent
+    from .keeper import Keeper
 
 DEFAULT_LEASE = 60.0
 """Seconds a process's claim on a stored session lasts without renewal (renewed every third
@@ -93,7 +95,7 @@ class Session:
         expired) is recovered: the calls it left open become pending."""
         if self.store is not None:
             async with self._lock:
-                await self._read()
+                await read(self)
 
     async def gate(self, run: Run) -> str | None:
         """``on_session_start`` on the first chat; the deny reason that ends this chat, if any."""
@@ -172,8 +174,6 @@ class Session:
             raise RuntimeError(f"session {self.id} is closed")
         keeper = None
         if self.store is not None:
-            from ..stores.session import claim_chat
-
             keeper = await claim_chat(self)
         else:
             refuse_chat(f"session {self.id!r}", self._paused)
@@ -192,8 +192,6 @@ class Session:
         given = dict(decisions or {})
         keeper = None
         if self.store is not None:
-            from ..stores.session import claim_resume
-
             keeper, state, decided = await claim_resume(self, given)
         else:
             state = require_paused(f"session {self.id!r}", self._paused, self.id)
@@ -265,11 +263,6 @@ class Session:
         await shielded(release, RELEASE_TIMEOUT)
 
     # the store --------------------------------------------------------------------------------
-
-    async def _read(self) -> None:
-        from ..stores.session import read
-
-        await read(self)
 
     async def close(self) -> None:
         """Close the session: ``on_session_close`` fires once (idempotent)."""

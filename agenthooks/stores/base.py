@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from ..messages import ChatMessage
-from ..runtime.resume import Answer, PausedRun
+from ..paused import Answer, PausedRun
 
 Status = Literal["idle", "running", "paused"]
 

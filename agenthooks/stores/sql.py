@@ -24,7 +24,7 @@ from ..errors import (
     UnknownSessionError,
 )
 from ..messages import ChatMessage
-from ..runtime.resume import Answer, PausedRun
+from ..paused import Answer, PausedRun
 from .base import Progress, Release, SessionRow, Status
 from .migrations import migrate
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import StoreError
+from .sqlite import SQLiteStore
 
 if TYPE_CHECKING:
     from .sql import SQLStore
@@ -21,8 +22,6 @@ def open_store(url: str | None = None) -> SQLStore:
     """The store ``url`` names (default: ``$AGENTHOOKS_STORE``). A PostgreSQL URL may carry
     ``agenthooks_schema`` and ``agenthooks_prefix`` query parameters (taken off before
     connecting); a SQLite URL or path may carry neither."""
-    from .sqlite import SQLiteStore
-
     url = url if url is not None else os.environ.get(STORE_ENV, "")
     if not url.strip():
         raise StoreError(

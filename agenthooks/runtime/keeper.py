@@ -21,12 +21,13 @@ import structlog
 
 from ..bus.signals import RECORD_COUNTS
 from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
-from ..runtime.resume import Answer, PausedRun, capture, reachable
-from ..runtime.run import Run, new_id
-from .base import Progress, Release, SessionRow, Store
+from ..paused import Answer, PausedRun
+from ..stores.base import Progress, Release, SessionRow, Store
+from .resume import capture, reachable
+from .run import Run, new_id
 
 if TYPE_CHECKING:
-    from ..runtime.agent import Agent
+    from .agent import Agent
 
 log = structlog.get_logger("agenthooks")
 

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 
 from ..decisions import Approve, Decision
 from ..errors import ResumeConflictError, SessionBusyError, UnknownSessionError
-from ..runtime.pausing import refuse_chat, require_paused
-from ..runtime.resume import Answer, PausedRun, check
-from .base import Progress
+from ..paused import Answer, PausedRun
+from ..stores.base import Progress
 from .keeper import Keeper, owner_token, recovered
+from .pausing import refuse_chat, require_paused
+from .resume import check
 
 if TYPE_CHECKING:
-    from ..runtime.session import Session
+    from .session import Session
 
 ATTEMPTS = 8
 """Claims tried while other processes keep changing the session (then it counts as busy)."""
