@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from ..messages import ToolCall
 from .handoffs import claimed_handoff, hand_over, refuse_handoff
-from .run import HookTurn, Run
+from .hook_turn import HookTurn
+from .run import Run
 from .tool_call import tool_call
 from .tool_outcome import Flight, ToolOutcome
 

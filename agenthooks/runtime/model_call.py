@@ -25,9 +25,9 @@ from ..events.contexts import (
 )
 from ..messages import ProviderRequest, ProviderResponse
 from ..providers.base import StreamDelta
-from .run import Run, common
+from .run import Run
 from .streaming import TextDelta
-from .trusted import context
+from .trusted import common, context
 
 RUN = "_run"
 """Where a call's context keeps its run (not a field: hooks never see it)."""

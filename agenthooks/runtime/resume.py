@@ -27,10 +27,11 @@ from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
 from ..paused import Answer, PausedRun
 from .batch import Batch, end_batch, run_tool_batch
 from .loop import after_tools, run_turns
-from .run import NO_USAGE, Run, tool_message
+from .run import NO_USAGE, Run
 from .runner import conclude
 from .streaming import ToolCallEnd, ToolCallStart
 from .tool_call import tool_call
+from .trusted import tool_message
 
 if TYPE_CHECKING:
     from .agent import Agent

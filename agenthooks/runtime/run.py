@@ -14,10 +14,11 @@ from ..bus.signals import RECORD_COUNTS
 from ..decisions import Deny
 from ..events.contexts import EventContext, MessageContext
 from ..messages import ChatMessage, PendingCall, ToolCall, Usage
-from .trusted import chat_message, context
+from .trusted import context, tool_message
 
 if TYPE_CHECKING:
     from .agent import Agent
+    from .hook_turn import HookTurn
     from .journal import Journal
     from .session import Session
     from .stacks import CallStacks
@@ -39,32 +40,6 @@ class _Nothing:
 
 NOTHING: Awaitable[Any] = _Nothing()  # type: ignore[assignment]
 _NONE: frozenset[str] = frozenset()  # shared: a new empty frozenset is 216 bytes
-
-
-class HookTurn:
-    """One handler chain of a run at a time, while its tools run in parallel: events fired
-    from inside those tools (memory, sub-agent events) and the batch's after-events wait for
-    each other. Re-entrant for the task holding it (a handler may fire a nested event)."""
-
-    __slots__ = ("_lock", "_owner", "_depth")
-
-    def __init__(self) -> None:
-        self._lock = asyncio.Lock()
-        self._owner: asyncio.Task[Any] | None = None
-        self._depth = 0
-
-    async def __aenter__(self) -> None:
-        task = asyncio.current_task()
-        if self._owner is not task:
-            await self._lock.acquire()
-            self._owner = task
-        self._depth += 1
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._depth -= 1
-        if self._depth == 0:
-            self._owner = None
-            self._lock.release()
 
 
 class Run:
@@ -311,21 +286,6 @@ def _has_cap(agent: Agent) -> bool:
     return agent.max_total_tokens is not None or agent.max_cost is not None
 
 
-COMMON = tuple(EventContext.model_fields)
-"""The fields every context carries."""
-
-
-def common(ctx: EventContext) -> dict[str, Any]:
-    """The common fields of ``ctx``, to start the next context of the same step."""
-    data = ctx.__dict__
-    return {k: data[k] for k in COMMON}
-
-
-def tool_message(call: ToolCall, content: str, *, is_error: bool = False) -> ChatMessage:
-    """The tool message answering ``call``."""
-    return chat_message("tool", content, [], call.id, is_error, call.name)
-
-
 _PREFIX = uuid.uuid4().hex[:12]
 _counter = itertools.count(1)
 
@@ -335,4 +295,4 @@ def new_id() -> str:
     return f"{_PREFIX}-{next(_counter)}"
 
 
-__all__ = ["COMMON", "HookTurn", "Run", "Sink", "common", "new_id", "tool_message"]
+__all__ = ["NOTHING", "NO_USAGE", "Run", "Sink", "new_id"]

@@ -26,8 +26,8 @@ from ..errors import ToolValidationError, ends_run
 from ..events.contexts import PreToolCallContext, ToolCallErrorContext, ToolCallResultContext
 from ..messages import ToolCall
 from ..tools import Tool, ToolContext, serialize_result
-from .run import common
 from .tool_outcome import FLIGHT, Flight, ToolOutcome, asked
+from .trusted import common
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable

@@ -20,7 +20,7 @@ from .._construct import (
     whole,
 )
 from ..events.contexts import EventContext
-from ..messages import AgentResponse, ChatMessage, ProviderRequest, ResponseFormat, Usage
+from ..messages import AgentResponse, ChatMessage, ProviderRequest, ResponseFormat, ToolCall, Usage
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -138,4 +138,27 @@ def agent_response(
     return whole(AgentResponse, data)
 
 
-__all__ = ["agent_response", "chat_message", "context", "provider_request"]
+COMMON = tuple(EventContext.model_fields)
+"""The fields every context carries."""
+
+
+def common(ctx: EventContext) -> dict[str, Any]:
+    """The common fields of ``ctx``, to start the next context of the same step."""
+    data = ctx.__dict__
+    return {k: data[k] for k in COMMON}
+
+
+def tool_message(call: ToolCall, content: str, *, is_error: bool = False) -> ChatMessage:
+    """The tool message answering ``call``."""
+    return chat_message("tool", content, [], call.id, is_error, call.name)
+
+
+__all__ = [
+    "COMMON",
+    "agent_response",
+    "chat_message",
+    "common",
+    "context",
+    "provider_request",
+    "tool_message",
+]
