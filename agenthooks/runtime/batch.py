@@ -112,7 +112,11 @@ async def end_batch(run: Run, batch: Batch, outcomes: list[ToolOutcome]) -> bool
     # one assistant message belong to the agent that made them
     target: Agent | None = claimed_handoff(batch.flights) or run.handoff
     batch.flights.clear()  # a flight points at its batch: no cycle is left for the collector
-    terminate = bool(outcomes) and all(o.terminate for o in outcomes if o.asked is None)
+    terminate = bool(outcomes)
+    for outcome in outcomes:
+        if outcome.asked is None and not outcome.terminate:
+            terminate = False
+            break
     if run.pending:  # the asked calls belong to the agent that made them: no handoff yet
         run.handoff, run.terminating = target, terminate
         return False

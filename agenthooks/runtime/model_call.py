@@ -46,15 +46,15 @@ async def model_call(run: Run, request: ProviderRequest) -> ProviderResponse | D
         return await provider.complete(request)  # type: ignore[no-any-return]
     ctx = whole(
         PreRequestContext,
-        {
-            **(run._base or run.base()),
-            "request": request,
-            "response": None,
-            "short_circuit": None,
-            "provider": provider,
-            "stream": streaming,
-            "chunks_sent": 0,
-        },
+        dict(
+            run._base or run.base(),
+            request=request,
+            response=None,
+            short_circuit=None,
+            provider=provider,
+            stream=streaming,
+            chunks_sent=0,
+        ),
     )
     ctx.__dict__[RUN] = run
     result = await (app or endpoint)(ctx)
@@ -106,7 +106,7 @@ class ModelHooks:
                 response = await self.recover(ctx, exc)
         if "on_response" not in bus.listened:
             return response
-        after = whole(ResponseContext, {**_base(ctx), "request": ctx.request, "response": response})
+        after = whole(ResponseContext, dict(_base(ctx), request=ctx.request, response=response))
         deny = await bus.dispatch("on_response", after)
         return after.response if deny is None else deny
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..bus import HookBus
 from ..bus.signals import RECORD_COUNTS
 from ..decisions import Deny
+from ..events.catalog import CATALOG
 from ..events.contexts import EventContext, MessageContext
 from ..messages import ChatMessage, PendingCall, ToolCall, Usage
 from .trusted import context, tool_message
@@ -39,6 +40,7 @@ class _Nothing:
 
 
 NOTHING: Awaitable[Any] = _Nothing()  # type: ignore[assignment]
+_OBSERVERS = frozenset(name for name, spec in CATALOG.items() if spec.kind == "observer")
 _NONE: frozenset[str] = frozenset()  # shared: a new empty frozenset is 216 bytes
 
 
@@ -210,9 +212,12 @@ class Run:
         """Fire ``event`` when anyone listens: build its context from the run's common fields
         and ``values``, dispatch it, and return the context as the handlers left it, or the
         ``Deny`` that refused the step; ``None`` when nobody listens (at the cost of a set
-        lookup: no coroutine is made then)."""
+        lookup: no coroutine is made then) and for an observer (its dispatch is awaited
+        directly)."""
         if event not in self.bus.listened:
             return NOTHING
+        if event in _OBSERVERS and self.serial is None:
+            return self.bus.dispatch(event, context(cls, self.base(), **values))
         return self._fire(event, context(cls, self.base(), **values))
 
     async def _fire(self, event: str, ctx: C) -> C | Deny | None:
@@ -246,7 +251,19 @@ class Run:
         """Append ``message`` to history and the working transcript, then ``on_message``
         (await the result)."""
         self.append(message)
-        return self.fire("on_message", MessageContext, message=message)
+        return self.message_event(message)
+
+    def message_event(self, message: ChatMessage) -> Awaitable[Any]:
+        """``on_message`` for ``message``, appended already (``fire`` without its keyword
+        arguments: every message of every run goes through here)."""
+        if "on_message" not in self.bus.listened:
+            return NOTHING
+        ctx = context(MessageContext, self.base(), message=message)
+        return (
+            self.bus.dispatch("on_message", ctx)
+            if self.serial is None
+            else self._fire("on_message", ctx)
+        )
 
     def append(self, message: ChatMessage) -> None:
         """``commit`` without the event."""
@@ -274,7 +291,7 @@ class Run:
     async def announce(self, messages: list[ChatMessage]) -> None:
         """``on_message`` for messages already appended."""
         for message in messages:
-            await self.fire("on_message", MessageContext, message=message)
+            await self.message_event(message)
 
     async def send(self, item: StreamEvent) -> None:
         """Pass a stream item to the consumer of ``chat_stream()``, if there is one."""

@@ -176,7 +176,8 @@ class Session:
         if self.store is not None:
             keeper = await claim_chat(self)
         else:
-            refuse_chat(f"session {self.id!r}", self._paused)
+            if self._paused is not None:
+                refuse_chat(f"session {self.id!r}", self._paused)
         run = self._run(signal, gated)
         run.journal = keeper
         return run, len(self._history), keeper
@@ -252,7 +253,7 @@ class Session:
     async def _end(self, run: Run, start: int, keeper: Keeper | None) -> None:
         """Keep the paused run (or forget the old one) and, with a store, store the rest of
         the run and release the session: also when the run was cancelled."""
-        self._paused = keep(run, start)
+        self._paused = keep(run, start) if run.pending else None
         if keeper is None:
             return
 

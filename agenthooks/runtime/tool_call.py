@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from .._construct import build
 from ..decisions import ASK_ANSWERED
 from ..errors import DisabledToolError, ToolValidationError, UnknownToolError
-from ..events.contexts import MessageContext, PreToolCallContext
+from ..events.contexts import PreToolCallContext
 from ..messages import ChatMessage, PendingCall, ToolCall
 from ..tools import Tool
 from .run import Run
@@ -59,16 +59,16 @@ async def tool_call(
         else:
             ctx = trusted_model(
                 PreToolCallContext,
-                {
-                    **(run._base or run.base()),
-                    "short_circuit": None,
-                    "call": flight.call,
-                    "tool": flight.tool,
-                    "tool_call_id": call.id,
-                    "scope": flight.scope,
-                    "result": None,
-                    "error": None,
-                },
+                dict(
+                    run._base or run.base(),
+                    short_circuit=None,
+                    call=flight.call,
+                    tool=flight.tool,
+                    tool_call_id=call.id,
+                    scope=flight.scope,
+                    result=None,
+                    error=None,
+                ),
             )
             ctx.__dict__[FLIGHT] = flight
             if run.answered and call.id in run.answered:
@@ -186,9 +186,9 @@ def _commit(run: Run, call: ToolCall, outcome: ToolOutcome) -> Awaitable[Any]:
     run.new_messages.append(message)
     run.open_calls.pop(call.id, None)
     if run.sink is None:
-        return run.fire("on_message", MessageContext, message=message)
+        return run.message_event(message)
     end = ToolCallEnd(call, error=text) if is_error else ToolCallEnd(call, result=result)
-    return _then_send(run, run.fire("on_message", MessageContext, message=message), end)
+    return _then_send(run, run.message_event(message), end)
 
 
 async def _then_send(run: Run, first: Awaitable[Any], end: ToolCallEnd) -> None:

@@ -113,19 +113,19 @@ class ToolHooks:
         if outcome.error is not None:
             ectx = trusted_model(
                 ToolCallErrorContext,
-                {
-                    **base,
-                    "call": outcome.call,
-                    "tool": ctx.tool,
-                    "tool_call_id": ctx.tool_call_id,
-                    "scope": ctx.scope,
-                    "error": outcome.error,
-                    "source": outcome.source or "handler",
-                    "result": None,
-                    "recovered": False,
-                    "duration": outcome.duration,
-                    "terminate": False,
-                },
+                dict(
+                    base,
+                    call=outcome.call,
+                    tool=ctx.tool,
+                    tool_call_id=ctx.tool_call_id,
+                    scope=ctx.scope,
+                    error=outcome.error,
+                    source=outcome.source or "handler",
+                    result=None,
+                    recovered=False,
+                    duration=outcome.duration,
+                    terminate=False,
+                ),
             )
             await bus.dispatch("on_tool_call_error", ectx)
             outcome.terminate = ectx.terminate
@@ -137,16 +137,16 @@ class ToolHooks:
                 return outcome
         rctx = trusted_model(
             ToolCallResultContext,
-            {
-                **base,
-                "call": outcome.call,
-                "tool": ctx.tool,
-                "tool_call_id": ctx.tool_call_id,
-                "scope": ctx.scope,
-                "result": outcome.result,
-                "duration": outcome.duration,
-                "terminate": outcome.terminate,
-            },
+            dict(
+                base,
+                call=outcome.call,
+                tool=ctx.tool,
+                tool_call_id=ctx.tool_call_id,
+                scope=ctx.scope,
+                result=outcome.result,
+                duration=outcome.duration,
+                terminate=outcome.terminate,
+            ),
         )
         deny = await bus.dispatch("on_tool_call_result", rctx)
         if deny is not None:
