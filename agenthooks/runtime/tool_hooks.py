@@ -71,7 +71,16 @@ class ToolHooks:
                 batch.order.leave_before(flight.index)  # type: ignore[union-attr]
                 await batch.order.enter_call(flight.index)  # type: ignore[union-attr]
         if outcome is None:
-            outcome = await settle(ctx.call, call_next, ctx)
+            if (
+                call_next is endpoint
+                and flight is not None
+                and ctx.call is flight.call
+                and ctx.tool is flight.tool
+                and flight.run.journal is None
+            ):  # what ``endpoint`` would do, one coroutine fewer
+                outcome = await settle(ctx.call, start, flight)
+            else:
+                outcome = await settle(ctx.call, call_next, ctx)
         if batch is not None and batch.order is not None:
             await batch.order.enter_after(flight.index)  # type: ignore[union-attr]
         if (
