@@ -3,31 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import aclosing
-from functools import partial
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..bus import Disposer, ErrorPolicy, HookBus, Matcher
-from ..bus.signals import RECORD_COUNTS
-from ..decisions import Decision
 from ..errors import RegistrationError
 from ..events import EventName
-from ..messages import AgentResponse, ChatMessage, PendingCall
+from ..messages import ChatMessage, PendingCall
 from ..middleware import Middleware, Stack
 from ..paused import PausedRun
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
+from . import agent_runs
+from .handoffs import handoff_tool
 from .memory import Memory
 from .output import OutputSpec
-from .pausing import counting, keep, pending_of, refuse_chat, require_paused
-from .resume import check, restore, resume_body
-from .run import Run
-from .runner import execute, execute_run, stream, stream_run
+from .pausing import pending_of
+from .reach import has_servers
 from .scopes import ScopeRegistry
 from .stacks import CallStacks
-from .streaming import StreamEvent
 from .subagents import subagent_tool
 
 if TYPE_CHECKING:
@@ -119,7 +114,7 @@ class Agent:
         if self.sub_agents:
             self.scopes.add(Scope("sub_agents", [subagent_tool(a) for a in self.sub_agents]))
         if self.handoffs:
-            self.scopes.add(Scope("handoffs", [_handoff_tool(a) for a in self.handoffs]))
+            self.scopes.add(Scope("handoffs", [handoff_tool(a) for a in self.handoffs]))
         self.mcp_servers: list[BaseMCPServer] = []
         if mcp_servers:
             from ..mcp.attach import claim
@@ -230,7 +225,7 @@ class Agent:
         """Close the MCP servers of this agent, its sub-agents and its handoff targets, each
         firing ``on_scope_unregister``; their subprocesses are gone when it returns. Closing
         again is a no-op; a later run connects them anew."""
-        if _has_servers(self, set()):
+        if has_servers(self, set()):
             from ..mcp.attach import close_servers
 
             await close_servers(self)
@@ -246,134 +241,22 @@ class Agent:
     ) -> None:
         await self.aclose()
 
-    # running ------------------------------------------------------------------------------
+    # running: the entry points of the agent's own conversation (runtime/agent_runs.py) ----
 
     def _gated(self, gated: bool) -> bool:
         """Streams are gated when asked, and always when ``post_agent`` has a guard."""
         return gated or bool(self.bus.guards("post_agent"))
 
-    async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
-        """Run the agent on ``message`` in its own conversation; returns the final response.
-
-        Setting ``signal`` aborts the run with ``RunAborted``; cancelling the task aborts it
-        with ``CancelledError``. Either way ``on_chat_abort`` fires first.
-        """
-        async with self._lock:
-            if self._paused is not None:
-                refuse_chat(f"agent {self.name!r}", self._paused)
-            run = Run(self, self.bus, self._history, signal=signal)
-            start = len(self._history)
-            # the hot path: no context manager, and nothing to count when nobody records
-            counted = "on_event" in self.bus.listened
-            if counted:
-                RECORD_COUNTS[run.run_id] = 0
-            try:
-                return await execute_run(run, message)
-            finally:
-                self._paused = keep(run, start) if run.pending else None
-                if counted:
-                    RECORD_COUNTS.pop(run.run_id, None)
-
-    async def chat_stream(
-        self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
-    ) -> AsyncIterator[StreamEvent]:
-        """Run the agent and yield ``TextDelta``, ``ToolCallStart``, ``ToolCallEnd`` and, last,
-        ``FinalResponse``. ``gated=True`` (automatic when ``post_agent`` has a guard) withholds
-        text until ``post_agent`` allowed the final answer. Closing the iterator aborts the run.
-        """
-        async with self._lock:
-            refuse_chat(f"agent {self.name!r}", self._paused)
-            run = Run(self, self.bus, self._history, signal=signal, gated=self._gated(gated))
-            start = len(self._history)
-            with counting(run):
-                try:
-                    # closing this iterator must close the run's stream at once (abort), not
-                    # whenever the inner generator is garbage-collected
-                    async with aclosing(stream_run(run, message)) as items:
-                        async for item in items:
-                            yield item
-                finally:
-                    self._paused = keep(run, start)
+    chat = agent_runs.chat
+    chat_stream = agent_runs.chat_stream
+    resume = agent_runs.resume
+    resume_stream = agent_runs.resume_stream
+    chat_sync = agent_runs.chat_sync
 
     @property
     def pending(self) -> list[PendingCall]:
         """The calls the agent's own paused run waits on (empty when none is paused)."""
         return pending_of(self._paused)
-
-    async def resume(
-        self, decisions: Mapping[str, Decision] | None = None, signal: asyncio.Event | None = None
-    ) -> AgentResponse:
-        """Continue the agent's own paused run (in this process; a ``Session`` with a store
-        resumes in any): ``{call_id: Approve() or Deny(reason)}`` for each pending call."""
-        async with self._lock:
-            run, state, decided = self._resumed(decisions, signal, False)
-            with counting(run, state.records):
-                try:
-                    return await execute(run, partial(resume_body, run, state, decided))
-                finally:
-                    self._paused = keep(run, state.start)
-
-    async def resume_stream(
-        self,
-        decisions: Mapping[str, Decision] | None = None,
-        *,
-        gated: bool = False,
-        signal: asyncio.Event | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        """``resume()`` yielding what ``chat_stream()`` yields."""
-        async with self._lock:
-            run, state, decided = self._resumed(decisions, signal, self._gated(gated))
-            body = partial(execute, run, partial(resume_body, run, state, decided))
-            with counting(run, state.records):
-                try:
-                    async with aclosing(stream(run, body)) as items:
-                        async for item in items:
-                            yield item
-                finally:
-                    self._paused = keep(run, state.start)
-
-    def _resumed(
-        self, decisions: Mapping[str, Decision] | None, signal: asyncio.Event | None, gated: bool
-    ) -> tuple[Run, PausedRun, dict[str, Decision]]:
-        state = require_paused(f"agent {self.name!r}", self._paused, None)
-        decided = check(self, state, dict(decisions or {}), None)
-        run = Run(self, self.bus, self._history, signal=signal, gated=gated)
-        restore(run, state, self)
-        return run, state, decided
-
-    def chat_sync(self, message: str) -> AgentResponse:
-        """``chat`` for scripts: runs its own event loop. Inside a running loop (async code,
-        a notebook) ``await agent.chat(message)`` instead."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(self.chat(message))
-        raise RuntimeError(
-            f"agent {self.name!r}: chat_sync() cannot run inside a running event loop; "
-            "use `await agent.chat(message)` there"
-        )
-
-
-def _has_servers(agent: Agent, seen: set[int]) -> bool:
-    """True when ``agent``, a sub-agent or a handoff target (at any depth) has MCP servers."""
-    seen.add(id(agent))
-    return bool(agent.mcp_servers) or any(
-        _has_servers(other, seen)
-        for other in [*agent.sub_agents, *agent.handoffs]
-        if id(other) not in seen
-    )
-
-
-def _handoff_tool(agent: Agent) -> Tool[Any]:
-    def transfer() -> str:
-        return f"Transferred to {agent.name}."
-
-    description = f"Hand the conversation over to {agent.name}" + (
-        f": {agent.description}" if agent.description else "."
-    )
-    tool = Tool(transfer, name=f"transfer_to_{agent.name}", description=description, inline=True)
-    tool.handoff = agent
-    return tool
 
 
 __all__ = ["DEFAULT_MAX_TURNS", "Agent", "ScopeRegistry", "as_tool"]

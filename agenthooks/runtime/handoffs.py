@@ -8,18 +8,33 @@ messages. The target's own guards join the run's bus, so no policy on the path i
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..bus import HookBus
 from ..decisions import ASK_ANSWERED, Ask, Deny
 from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
 from ..messages import ToolCall
+from ..tools import Tool
 from .run import Run
 from .tool_outcome import Flight, ToolOutcome, asked
 from .trusted import context
 
 if TYPE_CHECKING:
     from .agent import Agent
+
+
+def handoff_tool(agent: Agent) -> Tool[Any]:
+    """``agent`` as a ``transfer_to_<name>`` tool of the agents that can hand over to it."""
+
+    def transfer() -> str:
+        return f"Transferred to {agent.name}."
+
+    description = f"Hand the conversation over to {agent.name}" + (
+        f": {agent.description}" if agent.description else "."
+    )
+    tool = Tool(transfer, name=f"transfer_to_{agent.name}", description=description, inline=True)
+    tool.handoff = agent
+    return tool
 
 
 def claimed_handoff(flights: Iterable[Flight]) -> Agent | None:
@@ -102,4 +117,4 @@ async def hand_over(run: Run, target: Agent) -> None:
     )
 
 
-__all__ = ["claimed_handoff", "hand_over", "refuse_handoff"]
+__all__ = ["claimed_handoff", "hand_over", "handoff_tool", "refuse_handoff"]

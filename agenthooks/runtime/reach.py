@@ -37,6 +37,16 @@ def reachable(agent: Agent) -> dict[str, set[str]]:
     return found
 
 
+def has_servers(agent: Agent, seen: set[int]) -> bool:
+    """True when ``agent``, a sub-agent or a handoff target (at any depth) has MCP servers."""
+    seen.add(id(agent))
+    return bool(agent.mcp_servers) or any(
+        has_servers(other, seen)
+        for other in [*agent.sub_agents, *agent.handoffs]
+        if id(other) not in seen
+    )
+
+
 def check_matchers(run: Run) -> None:
     """Log once per registration each ``match=`` item that names nothing ``run`` can reach."""
     names: dict[str, set[str]] | None = None
@@ -69,4 +79,4 @@ def check_matchers(run: Run) -> None:
                 )
 
 
-__all__ = ["check_matchers", "reachable"]
+__all__ = ["check_matchers", "has_servers", "reachable"]

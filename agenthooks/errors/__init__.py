@@ -1,0 +1,79 @@
+"""agenthooks' own errors, all under one base class.
+
+A handler's exception is never wrapped: it reaches the caller with its own type and a note
+naming the event and handler. ``Deny`` and short-circuits are values, not errors.
+"""
+
+from __future__ import annotations
+
+from .base import AgentHooksError
+from .providers import (
+    ProviderConnectionError,
+    ProviderError,
+    ProviderHTTPError,
+    ProviderResponseError,
+    ProviderTimeout,
+    ScriptExhausted,
+)
+from .registration import BadReturnError, ConfigError, RegistrationError, UnknownEventError
+from .run import (
+    HOOK_MARK,
+    BudgetExceeded,
+    LimitExceeded,
+    MaxTurnsExceeded,
+    OutputValidationError,
+    RunAborted,
+    StopRun,
+    ends_run,
+)
+from .sessions import (
+    ClaimLostError,
+    MissingDecisionError,
+    NotPausedError,
+    NotPendingError,
+    ResumeConflictError,
+    ResumeError,
+    SessionBusyError,
+    SessionPausedError,
+    StoreError,
+    ToolsChangedError,
+    UnknownSessionError,
+)
+from .tools import DisabledToolError, ToolError, ToolValidationError, UnknownToolError
+
+__all__ = [
+    "HOOK_MARK",
+    "AgentHooksError",
+    "BadReturnError",
+    "BudgetExceeded",
+    "ClaimLostError",
+    "ConfigError",
+    "DisabledToolError",
+    "LimitExceeded",
+    "MaxTurnsExceeded",
+    "MissingDecisionError",
+    "NotPausedError",
+    "NotPendingError",
+    "OutputValidationError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderHTTPError",
+    "ProviderResponseError",
+    "ProviderTimeout",
+    "RegistrationError",
+    "ResumeConflictError",
+    "ResumeError",
+    "RunAborted",
+    "ScriptExhausted",
+    "SessionBusyError",
+    "SessionPausedError",
+    "StopRun",
+    "StoreError",
+    "ToolError",
+    "ToolValidationError",
+    "ToolsChangedError",
+    "UnknownEventError",
+    "UnknownSessionError",
+    "UnknownToolError",
+    "ends_run",
+]
