@@ -21,7 +21,7 @@ from .._construct import (
     set_private,
 )
 from ..bus import HookBus
-from ..decisions import Ask
+from ..decisions import Ask, Deny
 from ..errors import ToolValidationError, ends_run
 from ..events.contexts import PreToolCallContext, ToolCallErrorContext, ToolCallResultContext
 from ..messages import ToolCall
@@ -62,7 +62,7 @@ class ToolHooks:
         flight: Flight | None = ctx.__dict__.get(FLIGHT)
         outcome = flight.outcome if flight is not None else None
         if outcome is None and "pre_tool_call" in bus.listened:
-            outcome = await self.before(ctx)
+            outcome = self.before(ctx, await bus.dispatch("pre_tool_call", ctx, _revalidate))
         batch = flight.batch if flight is not None else None
         if batch is not None:
             if outcome is None and ctx.tool is not None and ctx.tool.handoff is not None:
@@ -96,10 +96,10 @@ class ToolHooks:
                     outcome = await self.after(ctx, outcome)
         return outcome
 
-    async def before(self, ctx: PreToolCallContext) -> ToolOutcome | None:
-        """``pre_tool_call``: None to execute the (possibly changed) call, else the outcome of
-        a deny, a short-circuit or arguments that no longer validate."""
-        deny = await self.bus.dispatch("pre_tool_call", ctx, _revalidate)
+    def before(self, ctx: PreToolCallContext, deny: Deny | Ask | None) -> ToolOutcome | None:
+        """What ``pre_tool_call`` decided (its handlers returned ``deny``): None to execute
+        the (possibly changed) call, else the outcome of a deny, a short-circuit or arguments
+        that no longer validate."""
         call = ctx.call
         if deny is not None:
             if type(deny) is Ask:
