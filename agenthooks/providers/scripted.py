@@ -107,7 +107,7 @@ class ScriptedProvider:
                 )
             )
         self._calls += 1
-        item = self._next_item()
+        item = self._each if self._each is not None else self._next_item()
         if isinstance(item, ProviderResponse):
             response = item
         elif isinstance(item, str):
@@ -118,7 +118,7 @@ class ScriptedProvider:
             result = item(request)
             if type(result) is not ProviderResponse and inspect.isawaitable(result):
                 result = await result
-            response = self._response(item, result)
+            response = result if type(result) is ProviderResponse else self._response(item, result)
         for call in response.tool_calls:
             if not call.id:
                 return self._with_call_ids(response)
@@ -133,8 +133,6 @@ class ScriptedProvider:
         yield response
 
     def _next_item(self) -> ScriptItem:
-        if self._each is not None:
-            return self._each
         if self._index >= len(self._script):
             given = len(self._script)
             raise ScriptExhausted(
