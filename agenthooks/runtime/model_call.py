@@ -57,7 +57,7 @@ async def model_call(run: Run, request: ProviderRequest) -> ProviderResponse | D
         ),
     )
     ctx.__dict__[RUN] = run
-    result = await (app or endpoint)(ctx)
+    result = await (endpoint(ctx) if app is None else app.wrap(ctx, app.inner))
     if (
         streaming
         and not run.gated
@@ -81,10 +81,6 @@ class ModelHooks:
         self.bus = bus
         self.inner = inner
         """What this layer wraps when it is the outermost layer of a built stack."""
-
-    def __call__(self, ctx: PreRequestContext) -> Any:
-        """The built stack's entry: ``wrap`` around the inner layers."""
-        return self.wrap(ctx, self.inner)
 
     async def wrap(self, ctx: PreRequestContext, call_next: Any) -> ProviderResponse | Deny:
         bus = self.bus

@@ -1,12 +1,12 @@
 """The composed call of each kind, built once per registration change (Starlette's
 ``build_middleware_stack`` shape): [hook layer, the bus's middleware..., the agent's
-middleware...] around the innermost call, first outermost. A run reads it as one callable; it
-is rebuilt only when the bus's registrations or the agent's middleware changed.
+middleware...] around the innermost call, first outermost. A run enters it through its hook
+layer; it is rebuilt only when the bus's registrations or the agent's middleware changed.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from ..bus import HookBus
 from ..events.catalog import GROUPS
@@ -30,14 +30,14 @@ class CallStacks:
     def __init__(self, bus: HookBus, agent: Agent) -> None:
         self.bus, self.bus_version = bus, bus.version
         self.agent, self.agent_version = agent, agent.middleware_version
-        self.model = _compose(
+        self.model: model_call.ModelHooks | None = _compose(
             bus,
             model_call.ModelHooks(bus),
             _MODEL_EVENTS,
             bus.stacks.get("provider", Stack()) + agent.provider_middleware,
             model_call.endpoint,
         )
-        self.tool = _compose(
+        self.tool: tool_hooks.ToolHooks | None = _compose(
             bus,
             tool_hooks.ToolHooks(bus),
             _TOOL_EVENTS,
@@ -55,15 +55,18 @@ class CallStacks:
         )
 
 
+H = TypeVar("H", "model_call.ModelHooks", "tool_hooks.ToolHooks")
+
+
 def _compose(
-    bus: HookBus, hooks: Any, events: frozenset[str], middleware: Stack, endpoint: CallNext
-) -> CallNext | None:
-    """[hooks, middleware...] around ``endpoint``; the hook layer, outermost, is the entry
-    itself (one frame less per call than a link around it)."""
+    bus: HookBus, hooks: H, events: frozenset[str], middleware: Stack, endpoint: CallNext
+) -> H | None:
+    """The hook layer around [middleware...] around ``endpoint``; the run enters it as
+    ``hooks.wrap(ctx, hooks.inner)`` (one frame less per call than a link around it)."""
     if not middleware and events.isdisjoint(bus.listened):
         return None
     hooks.inner = middleware.compose(endpoint)
-    return hooks  # type: ignore[no-any-return]
+    return hooks
 
 
 __all__ = ["CallStacks"]

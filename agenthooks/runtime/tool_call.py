@@ -73,7 +73,7 @@ async def tool_call(
             ctx.__dict__[FLIGHT] = flight
             if run.answered and call.id in run.answered:
                 ctx.__dict__[ASK_ANSWERED] = True
-            outcome = await app(ctx)
+            outcome = await app.wrap(ctx, app.inner)  # type: ignore[arg-type]
         flight.outcome = outcome
         if order is not None:
             await order.enter_after(index)

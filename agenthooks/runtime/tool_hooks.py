@@ -51,10 +51,6 @@ class ToolHooks:
         self.inner = inner
         """What this layer wraps when it is the outermost layer of a built stack."""
 
-    def __call__(self, ctx: PreToolCallContext) -> Awaitable[ToolOutcome]:
-        """The built stack's entry: ``wrap`` around the inner layers."""
-        return self.wrap(ctx, self.inner)  # type: ignore[arg-type]
-
     async def wrap(
         self, ctx: PreToolCallContext, call_next: Callable[[Any], Awaitable[Any]]
     ) -> ToolOutcome:
