@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import structlog
@@ -40,9 +40,16 @@ CUT_SHORT = "the tool call did not complete: the run ended before its result"
 model's view)."""
 
 
-async def end_done(run: Run, response: AgentResponse, started: float) -> None:
-    # the end of every answered run that anyone hears: the first step is written out, and
-    # the other two are made only when someone listens to them
+def end_done(run: Run, response: AgentResponse, started: float) -> Awaitable[object]:
+    """The end of an answered run that anyone hears: ``on_chat_done`` alone when nobody
+    hears the end events after it (its failure or cancellation is then the run's own), else
+    the three steps."""
+    if _ENDS.isdisjoint(run.bus.listened):
+        return run.fire("on_chat_done", ChatDoneContext, response=response)
+    return _end_done(run, response, started)
+
+
+async def _end_done(run: Run, response: AgentResponse, started: float) -> None:
     failure: Exception | None = None
     cancelled = False
     try:
@@ -51,10 +58,8 @@ async def end_done(run: Run, response: AgentResponse, started: float) -> None:
         cancelled = True
     except Exception as exc:  # reaches the caller after the end events (errors="raise")
         failure = exc
-    if not _ENDS.isdisjoint(run.bus.listened):
-        rest = await _steps(run, _chat_end(run, response, None, started), _session_end(run))
-        cancelled = cancelled or rest
-    if cancelled:
+    rest = await _steps(run, _chat_end(run, response, None, started), _session_end(run))
+    if cancelled or rest:
         raise asyncio.CancelledError
     if failure is not None:
         raise failure
