@@ -17,6 +17,7 @@ from agenthooks import (
     ProviderResponse,
     ScriptedProvider,
     ToolCall,
+    Usage,
     tool,
 )
 from agenthooks.events import CATALOG
@@ -582,3 +583,25 @@ async def test_nested_sub_agents_extend_the_branch_and_keep_every_ancestors_guar
         ("on_chat_done", "orchestrator/researcher", "R0", "R2"),
     ]
     assert response.content == "orchestrated"
+
+
+async def test_a_tool_calls_after_events_carry_the_usage_its_sub_agent_spent() -> None:
+    """The context after a call carries the run's common fields as they are then: the
+    sub-agent's tokens are in the parent's ``usage`` by ``on_tool_call_result``."""
+    asks = ProviderResponse(
+        tool_calls=[ToolCall(id="c1", name="researcher", arguments={"task": "look"})],
+        usage=Usage(input_tokens=10, output_tokens=1),
+    )
+    found = ProviderResponse(content="found it", usage=Usage(input_tokens=100, output_tokens=5))
+    orchestrator, _, _, _ = team([found], [asks, "done"])
+    seen: list[tuple[str, int, int]] = []
+    for event in ("pre_tool_call", "on_tool_call_result"):
+        orchestrator.on(
+            event,
+            lambda ctx, event=event: seen.append(
+                (event, ctx.usage.input_tokens, ctx.usage.output_tokens)
+            ),
+            match="researcher",
+        )
+    await orchestrator.chat("go")
+    assert seen == [("pre_tool_call", 10, 1), ("on_tool_call_result", 110, 6)]
