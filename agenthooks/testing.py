@@ -216,6 +216,17 @@ else:
         q="x"), "done"], tools=[search])`` builds an ``Agent`` on a ``ScriptedProvider``."""
         return make_agent
 
+    def require(problem: str | None) -> None:
+        """Skip the calling test when an external service or program it needs is missing
+        (``problem`` says which, and why); under ``CI=true``, where CI provides every one of
+        them, fail instead. ``None``: nothing is missing."""
+        if problem is None:
+            return
+        __tracebackhide__ = True
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"{problem} (CI=true: a missing service fails the run)", pytrace=False)
+        pytest.skip(problem)
+
 
 _EXAMPLE = re.compile(r"```python\n(.*?)```.*?```(?:text)?\n(.*?)```", re.DOTALL)
 
@@ -230,4 +241,12 @@ def readme_example(path: str | os.PathLike[str]) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
-__all__ = ["FIRST", "HookRecorder", "ScriptStep", "call", "make_agent", "readme_example"]
+__all__ = [
+    "FIRST",
+    "HookRecorder",
+    "ScriptStep",
+    "call",
+    "make_agent",
+    "readme_example",
+    "require",
+]

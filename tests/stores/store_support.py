@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
+from agenthooks.testing import require
 
 HERE = Path(__file__).resolve().parent
 POSTGRES = os.environ.get("AGENTHOOKS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -34,11 +34,7 @@ def postgres_missing() -> str | None:
 
 def need_postgres() -> None:
     """Skip with the reason when PostgreSQL is not there; under CI=true, fail instead."""
-    missing = postgres_missing()
-    if missing is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{missing} (CI=true: the PostgreSQL tests must run)")
-        pytest.skip(missing)
+    require(postgres_missing())
 
 
 def worker(config: dict[str, Any], *, timeout: float = 120) -> subprocess.Popen[str]:

@@ -12,10 +12,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agenthooks import Agent, Deny, ProviderResponse, ScriptedProvider, ToolCall, Usage, tool
 from agenthooks.record import Recorder
+from agenthooks.testing import require
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "agenthooks"
@@ -173,10 +172,7 @@ def chromium(*args: str) -> subprocess.CompletedProcess[str]:
     """Run headless Chromium with a throwaway profile. Without it the calling test skips with
     the install command as its reason, except under ``CI=true`` (CI installs it), where it
     fails."""
-    if not CHROMIUM.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(CHROMIUM_MISSING)
-        pytest.skip(CHROMIUM_MISSING)
+    require(None if CHROMIUM.exists() else CHROMIUM_MISSING)
     profile = tempfile.mkdtemp(prefix="agenthooks-chromium-")
     try:
         return subprocess.run(

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 import redis
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, ToolCall, tool
+from agenthooks.testing import require
 
 HERE = Path(__file__).resolve().parent
 URL = "redis://127.0.0.1:6379/0"
@@ -39,12 +39,7 @@ def redis_problem() -> str | None:
 
 def need(what: str, problem: str | None) -> None:
     """Skip (or, under CI=true, fail) the test when ``problem`` is set."""
-    if problem is None:
-        return
-    message = f"{what}: {problem}"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{message} (CI=true: a missing service fails the run)", pytrace=False)
-    pytest.skip(message)
+    require(None if problem is None else f"{what}: {problem}")
 
 
 @tool
