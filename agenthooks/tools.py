@@ -72,6 +72,10 @@ class Tool(Generic[F]):
         stored run between the tool's execution and the commit of its result, the resumed
         run runs it again by itself (a tool that is not idempotent waits for a human)."""
         self.context_param, self.args_model = _arguments_model(fn, self.name)
+        self.exact_types = _exact_types(self.args_model)
+        """Each parameter's type when every one is a plain ``str``, ``int``, ``float`` or
+        ``bool`` (else None): arguments of exactly those types, all given, need no
+        validation, which would return them unchanged."""
         self.parameters = self.args_model.model_json_schema()
         self.parameters.pop("title", None)
 
@@ -152,6 +156,18 @@ def _arguments_model(fn: Callable[..., Any], name: str) -> tuple[str | None, typ
         fields[pname] = (annotation, default)
     model = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
     return context_param, model
+
+
+_EXACT = (str, int, float, bool)
+
+
+def _exact_types(model: type[BaseModel]) -> dict[str, type] | None:
+    types: dict[str, type] = {}
+    for name, info in model.model_fields.items():
+        if info.annotation not in _EXACT or info.metadata:  # a constraint validates more
+            return None
+        types[name] = info.annotation  # type: ignore[assignment]
+    return types
 
 
 @overload

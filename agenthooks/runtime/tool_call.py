@@ -123,6 +123,13 @@ def resolve(flight: Flight) -> None:
         flight.outcome = ToolOutcome(call, error=error, source="validation")
         return
     tool = flight.tool
+    if (
+        type(tool) is Tool
+        and tool.exact_types is not None
+        and _exact(call.arguments, tool.exact_types)
+    ):
+        flight.arguments = dict(call.arguments)
+        return
     try:
         if type(tool) is Tool:  # the validator itself (Tool.validate words a failure)
             arguments = dict(
@@ -140,6 +147,16 @@ def resolve(flight: Flight) -> None:
     flight.arguments = arguments
     if _coerced(call.arguments, arguments):
         flight.call = build(ToolCall, id=call.id, name=call.name, arguments=arguments)
+
+
+def _exact(given: dict[str, Any], types: dict[str, type]) -> bool:
+    """True when ``given`` holds every parameter, each of exactly its plain type."""
+    if len(given) != len(types):
+        return False
+    for key, kind in types.items():  # noqa: SIM110 (no generator on every call's path)
+        if type(given.get(key)) is not kind:
+            return False
+    return True
 
 
 def _coerced(given: dict[str, Any], validated: dict[str, Any]) -> bool:
