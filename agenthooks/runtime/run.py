@@ -156,7 +156,8 @@ class Run:
     @iteration.setter
     def iteration(self, value: int | None) -> None:
         self._iteration = value
-        self._base = None
+        if self._base is not None:
+            self._base["iteration"] = value
 
     @property
     def records(self) -> int:
@@ -174,7 +175,8 @@ class Run:
         run: Run | None = self
         while run is not None:
             run._usage = run._usage + usage
-            run._base = None
+            if run._base is not None:
+                run._base["usage"] = run._usage
             run = run.parent
 
     @property
@@ -193,7 +195,8 @@ class Run:
         return stacks
 
     def base(self) -> dict[str, Any]:
-        """The common fields every context of this run carries (shared: never mutate it)."""
+        """The common fields every context of this run carries, kept current (contexts copy
+        it; nothing else may change it)."""
         base = self._base
         if base is None:
             base = self._base = {
