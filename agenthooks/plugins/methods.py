@@ -122,11 +122,16 @@ def _misnamed(plugin: Any, attr: str) -> UnknownEventError:
         resolve(attr)
     except UnknownEventError as exc:
         suggestions = exc.suggestions
-    hint = f"did you mean {suggestions[0]!r}? " if suggestions else ""
+    hint = alias = ""
+    if suggestions:
+        hint = f"did you mean {suggestions[0]!r}? "
+        canonical = ALIASES.get(suggestions[0])
+        if canonical is not None:  # the event itself is named too
+            alias = f"an alias of {canonical!r}; "
     error = UnknownEventError(attr, suggestions)
     error.args = (
         f"plugin {plugin_name(plugin)!r}: method {attr!r} is named like an event, but there is "
-        f"no event {attr!r}; {hint}(a method that is not a hook: start its name with '_')",
+        f"no event {attr!r}; {hint}({alias}a method that is not a hook: start its name with '_')",
     )
     return error
 

@@ -27,7 +27,7 @@ from ..events.contexts import (
     ChatPausedContext,
     SessionEndContext,
 )
-from ..messages import AgentResponse
+from ..messages import AgentResponse, ChatMessage
 from .loop import stop
 from .run import Run
 
@@ -90,16 +90,13 @@ async def end_failed(run: Run, exc: Exception, started: float) -> None:
     # a StopRun's reason is meant to be read; any other error stays out of the model's view
     closed = run.close_open_calls(exc.reason if isinstance(exc, StopRun) else CUT_SHORT)
 
-    async def announce() -> None:
-        await run.announce(closed)
-
     async def failed() -> None:
         if isinstance(exc, StopRun):
             await _quietly(stop(run, exc.reason), "on_stop")
         await run.fire("on_chat_error", ChatErrorContext, error=exc)
 
     cancelled = await _steps(
-        run, announce, failed, _chat_end(run, None, exc, started), _session_end(run)
+        run, _announce(run, closed), failed, _chat_end(run, None, exc, started), _session_end(run)
     )
     if cancelled:
         raise asyncio.CancelledError
@@ -109,7 +106,7 @@ async def end_aborted(run: Run, exc: BaseException, reason: Any, started: float)
     closed = run.close_open_calls("cancelled")  # before the first await of the teardown
 
     async def abort() -> None:
-        await _quietly(run.announce(closed), "on_message")
+        await _announce(run, closed)()
         await run.fire("on_chat_abort", ChatAbortContext, reason=reason)
 
     # each step has its own bound, so a stuck on_chat_abort handler never costs on_chat_end;
@@ -140,6 +137,26 @@ async def _steps(run: Run, *steps: Step) -> bool:
         except Exception as exc:
             log.warning("teardown_handler_failed", run_id=run.run_id, error=repr(exc))
     return cancelled
+
+
+def _announce(run: Run, closed: list[ChatMessage]) -> Step:
+    """``on_message`` for the messages of the calls the end closed: each one is announced,
+    whatever the handlers did for the one before it (a cancellation is re-raised after the
+    last)."""
+
+    async def announce() -> None:
+        cancelled = False
+        for message in closed:
+            try:
+                await run.message_event(message)
+            except asyncio.CancelledError:
+                cancelled = True
+            except Exception as exc:  # the run is ending already: keep its own outcome
+                log.warning("teardown_handler_failed", hook_event="on_message", error=repr(exc))
+        if cancelled:
+            raise asyncio.CancelledError
+
+    return announce
 
 
 async def _quietly(pending: Coroutine[Any, Any, Any], what: str) -> None:

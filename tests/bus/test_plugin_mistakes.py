@@ -43,6 +43,17 @@ def test_a_method_named_like_a_missing_event_is_an_error_naming_the_closest() ->
     assert bus.empty and bus.plugins == {} and bus.listened == frozenset()
 
 
+def test_a_closest_name_that_is_an_alias_names_its_event_too() -> None:
+    plugin_class = type("P", (), {"name": "p", "pre_tool": lambda self, ctx: None})
+    with pytest.raises(UnknownEventError) as caught:
+        HookBus().use(plugin_class())
+    assert str(caught.value) == (
+        "plugin 'p': method 'pre_tool' is named like an event, but there is no event "
+        "'pre_tool'; did you mean 'pre_tool_use'? (an alias of 'pre_tool_call'; a method that "
+        "is not a hook: start its name with '_')"
+    )
+
+
 @pytest.mark.parametrize(
     ("method", "closest"),
     [

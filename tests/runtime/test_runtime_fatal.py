@@ -7,7 +7,16 @@ import asyncio
 
 import pytest
 
-from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, StopRun, ToolCall, tool
+from agenthooks import (
+    Agent,
+    HookBus,
+    MessageContext,
+    ProviderResponse,
+    ScriptedProvider,
+    StopRun,
+    ToolCall,
+    tool,
+)
 from agenthooks.runtime.teardown import CUT_SHORT
 
 
@@ -136,3 +145,30 @@ async def test_a_second_handoff_in_one_turn_is_refused_with_a_reason() -> None:
             "handoff to second ignored: this turn already hands the conversation to first",
         ),
     ]
+
+
+@pytest.mark.parametrize("cancel", [False, True], ids=["failed run", "cancelled run"])
+async def test_every_call_the_end_closes_is_announced_though_on_message_keeps_raising(
+    cancel: bool,
+) -> None:
+    calls = ProviderResponse(
+        tool_calls=[ToolCall(id=f"n{i}", name="note", arguments={"text": str(i)}) for i in range(3)]
+    )
+    agent = Agent("notes", provider=ScriptedProvider([calls, "never"]), tools=[note])
+    announced: list[tuple[str, str | None]] = []
+
+    @agent.on("on_message")
+    def keeps_raising(ctx: MessageContext) -> None:
+        announced.append((ctx.message.role, ctx.message.tool_call_id))
+        if ctx.message.role == "assistant":  # the run ends here, its three calls still open
+            if cancel:
+                raise asyncio.CancelledError
+            raise PolicyBroken("audit log unreachable")
+        if ctx.message.role == "tool":  # and every closing message's handler raises too
+            raise PolicyBroken("audit log unreachable")
+
+    with pytest.raises(asyncio.CancelledError if cancel else PolicyBroken):
+        await agent.chat("go")
+    closed = [(m.role, m.tool_call_id) for m in agent.history[2:]]
+    assert closed == [("tool", "n0"), ("tool", "n1"), ("tool", "n2")]
+    assert announced == [("user", None), ("assistant", None), *closed]
