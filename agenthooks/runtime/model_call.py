@@ -8,6 +8,7 @@ straight to the provider: the zero-listener shortcut, taken once, at the top.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from .._construct import whole
@@ -33,17 +34,24 @@ RUN = "_run"
 """Where a call's context keeps its run (not a field: hooks never see it)."""
 
 
-async def model_call(run: Run, request: ProviderRequest) -> ProviderResponse | Deny:
-    """One provider call of ``run``: the response the run goes on with, or the ``Deny`` of
-    ``pre_request`` / ``on_response``. Raises what the provider raised (or its ``{"error"}``
-    replacement) when nothing recovered."""
+def model_call(run: Run, request: ProviderRequest) -> Awaitable[ProviderResponse | Deny]:
+    """One provider call of ``run`` (await it): the response the run goes on with, or the
+    ``Deny`` of ``pre_request`` / ``on_response``. Raises what the provider raised (or its
+    ``{"error"}`` replacement) when nothing recovered. With nothing around the call, this is
+    the provider's own ``complete``: no coroutine of ours in between."""
     provider = run.provider
     if provider is None:
         raise ProviderError(f"agent {run.agent.name!r} has no provider: pass provider=...")
     app = run.stacks.model
     streaming = run.sink is not None
     if app is None and not streaming:
-        return await provider.complete(request)  # type: ignore[no-any-return]
+        return provider.complete(request)  # type: ignore[no-any-return]
+    return _wrapped_call(run, request, provider, app, streaming)
+
+
+async def _wrapped_call(
+    run: Run, request: ProviderRequest, provider: Any, app: ModelHooks | None, streaming: bool
+) -> ProviderResponse | Deny:
     ctx = whole(
         PreRequestContext,
         dict(
