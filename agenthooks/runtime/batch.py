@@ -102,12 +102,15 @@ async def run_tool_batch(run: Run, calls: list[ToolCall]) -> bool:
         outcomes = []
         for i, call in enumerate(calls):
             outcomes.append(await tool_call(run, call, batch, i))
-    return await end_batch(run, batch, outcomes)
+    terminate, target = end_batch(run, batch, outcomes)
+    if target is not None:
+        await hand_over(run, target)
+    return terminate
 
 
-async def end_batch(run: Run, batch: Batch, outcomes: list[ToolOutcome]) -> bool:
-    """The end of a batch: its claimed handoff (or, when the run pauses, its keeping);
-    True when every call (at least one) asked to end the run."""
+def end_batch(run: Run, batch: Batch, outcomes: list[ToolOutcome]) -> tuple[bool, Agent | None]:
+    """The end of a batch: True when every call (at least one) asked to end the run, and the
+    agent the batch hands over to now (None: none, or the run pauses and keeps it)."""
     # the batch's first allowed handoff, once every call has its tool message: the calls of
     # one assistant message belong to the agent that made them
     target: Agent | None = claimed_handoff(batch.flights) or run.handoff
@@ -119,11 +122,9 @@ async def end_batch(run: Run, batch: Batch, outcomes: list[ToolOutcome]) -> bool
             break
     if run.pending:  # the asked calls belong to the agent that made them: no handoff yet
         run.handoff, run.terminating = target, terminate
-        return False
+        return False, None
     run.handoff = None
-    if target is not None:
-        await hand_over(run, target)
-    return terminate
+    return terminate, target
 
 
 async def _gather(calls: Iterable[Awaitable[ToolOutcome]]) -> list[ToolOutcome]:

@@ -11,6 +11,7 @@ run pauses.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ..decisions import Deny
@@ -28,7 +29,7 @@ from ..messages import ChatMessage
 from .batch import run_tool_batch
 from .model_call import model_call
 from .output import check_output
-from .run import Run
+from .run import NOTHING, Run
 from .trusted import chat_message, context, provider_request
 
 if TYPE_CHECKING:
@@ -129,11 +130,25 @@ async def run_turns(run: Run) -> Ended:
             return ended
 
 
-async def after_tools(
+def after_tools(
+    run: Run, agent: Agent, assistant: ChatMessage, terminated: bool
+) -> Awaitable[Ended | None]:
+    """What follows a turn's tool calls (``agent`` made them; await it): a pause (a hook
+    asked), the end by ``terminate``, a ``should_stop``, the ``max_turns`` limit; None: the
+    next turn, at once when nothing of these can apply."""
+    if (
+        not run.pending
+        and not terminated
+        and run.turns < agent.max_turns
+        and _BETWEEN_TURNS.isdisjoint(run.bus.listened)
+    ):
+        return NOTHING
+    return _after_tools(run, agent, assistant, terminated)
+
+
+async def _after_tools(
     run: Run, agent: Agent, assistant: ChatMessage, terminated: bool
 ) -> Ended | None:
-    """What follows a turn's tool calls (``agent`` made them): a pause (a hook asked), the
-    end by ``terminate``, a ``should_stop``, the ``max_turns`` limit; None: the next turn."""
     if run.pending:
         return Ended(assistant.content, "paused")
     if terminated:

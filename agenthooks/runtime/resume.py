@@ -26,6 +26,7 @@ from ..events.contexts import RunResumedContext
 from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
 from ..paused import Answer, PausedRun
 from .batch import Batch, end_batch, run_tool_batch
+from .handoffs import hand_over
 from .loop import after_tools, run_turns
 from .run import NO_USAGE, Run
 from .runner import conclude
@@ -248,7 +249,10 @@ async def _answer(
             else:
                 call = _with_arguments(call, pending)
                 outcomes.append(await tool_call(run, call, batch, index))
-        return await end_batch(run, batch, outcomes) and not denied
+        terminate, target = end_batch(run, batch, outcomes)
+        if target is not None:
+            await hand_over(run, target)
+        return terminate and not denied
     finally:
         run.answered = frozenset()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, Callable, Coroutine
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from functools import partial
 from typing import Any
 
@@ -116,16 +116,21 @@ async def _body(run: Run, message: str) -> AgentResponse:
     return await conclude(run, message, await run_turns(run))
 
 
-async def conclude(run: Run, task: str, ended: Ended) -> AgentResponse:
-    """The response once the turns ended: denied, paused (``post_agent`` waits for the end of
-    the resumed run), or ``post_agent`` → the final message committed once allowed."""
+def conclude(run: Run, task: str, ended: Ended) -> Awaitable[AgentResponse]:
+    """The response once the turns ended (await it): denied, paused (``post_agent`` waits
+    for the end of the resumed run), or ``post_agent`` → the final message committed once
+    allowed."""
     if ended.deny is not None:
-        return await _denied(run, ended.deny.text())
+        return _denied(run, ended.deny.text())
     if ended.finish_reason == "paused":
-        return completed(run, ended.content, "paused")
-    return await _finish_agent(
+        return _ready(completed(run, ended.content, "paused"))
+    return _finish_agent(
         run, task, ended.content, ended.finish_reason, ended.held, output=ended.output
     )
+
+
+async def _ready(response: AgentResponse) -> AgentResponse:
+    return response
 
 
 async def _finish_agent(
