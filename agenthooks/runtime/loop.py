@@ -80,18 +80,23 @@ async def run_turns(run: Run) -> Ended:
             )
             if isinstance(got, TransformContextContext):
                 messages = got.messages
-        request = provider_request(
-            run.model or "",
-            agent.instructions if spec is None else spec.system(agent.instructions, run.provider),
-            list(messages),
-            agent.scopes.schemas(),
-            agent.tool_choice,
-            agent.temperature,
-            run.thinking,
-            None if spec is None else spec.format,
-        )
         run.turns += 1
-        response = await model_call(run, request)
+        # the request is built in the call: no frame of the run keeps it while tools run
+        response = await model_call(
+            run,
+            provider_request(
+                run.model or "",
+                agent.instructions
+                if spec is None
+                else spec.system(agent.instructions, run.provider),
+                list(messages),
+                agent.scopes.schemas(),
+                agent.tool_choice,
+                agent.temperature,
+                run.thinking,
+                None if spec is None else spec.format,
+            ),
+        )
         if isinstance(response, Deny):
             await run.fire("on_loop_end", LoopEndContext)
             return Ended(deny=response)

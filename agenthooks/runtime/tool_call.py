@@ -128,7 +128,7 @@ def resolve(flight: Flight) -> None:
         and tool.exact_types is not None
         and _exact(call.arguments, tool.exact_types)
     ):
-        flight.arguments = dict(call.arguments)
+        flight.arguments = call.arguments  # read only: a tool gets its own keywords
         return
     try:
         if type(tool) is Tool:  # the validator itself (Tool.validate words a failure)
