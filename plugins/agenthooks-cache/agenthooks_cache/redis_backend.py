@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
-import weakref
 from typing import Any
+
+from agenthooks.loop_clients import LoopClients
 
 from .errors import CacheConfigError
 
@@ -38,10 +38,8 @@ class RedisBackend:
             raise CacheConfigError("RedisBackend", "prefix", f"{prefix!r} is not a string")
         self.url = url
         self.prefix = prefix
-        self._module = redis_asyncio
-        self._client = client
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
+        self._clients: LoopClients[Any] = LoopClients(
+            lambda: redis_asyncio.Redis.from_url(url, decode_responses=True), client
         )
         if client is None:
             from redis.connection import parse_url
@@ -53,15 +51,7 @@ class RedisBackend:
 
     def client(self) -> Any:
         """The client for the running event loop."""
-        if self._client is not None:
-            return self._client
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._clients[loop] = self._module.Redis.from_url(
-                self.url, decode_responses=True
-            )
-        return client
+        return self._clients.get()
 
     async def get(self, key: str) -> str | None:
         """The entry under ``prefix + key``, or ``None``."""
@@ -83,11 +73,7 @@ class RedisBackend:
 
     async def aclose(self) -> None:
         """Close the client of the running loop, if this backend created it."""
-        if self._client is not None:
-            return
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+        await self._clients.aclose()
 
     def __repr__(self) -> str:
         return f"RedisBackend({self.url!r}, prefix={self.prefix!r})"

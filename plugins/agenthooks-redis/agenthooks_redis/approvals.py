@@ -10,16 +10,15 @@ process blocks on. Answering is one script: only a pending request can be answer
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-import weakref
 from typing import Any
 
 import redis.asyncio as redis_asyncio
 import structlog
 
 from agenthooks.approvals import Approval, ApprovalError
+from agenthooks.loop_clients import LoopClients
 
 from .config import (
     DEFAULT_APPROVALS,
@@ -69,28 +68,9 @@ class Keys:
         return f"{self.prefix}:answer:{approval_id}"
 
 
-class Clients:
-    """One asyncio client per event loop (an asyncio client cannot cross loops)."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def get(self) -> Any:
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._clients[loop] = redis_asyncio.Redis.from_url(
-                self.url, decode_responses=True
-            )
-        return client
-
-    async def aclose(self) -> None:
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+def clients(url: str) -> LoopClients[Any]:
+    """One client per event loop for ``url``."""
+    return LoopClients(lambda: redis_asyncio.Redis.from_url(url, decode_responses=True))
 
 
 def _approval(data: dict[str, str], source: str) -> Approval:
@@ -141,7 +121,7 @@ class RedisApprovals:
         )
         self.name = name
         self._keys = Keys(self.prefix)
-        self._clients = Clients(self.url)
+        self._clients: LoopClients[Any] = clients(self.url)
 
     def __repr__(self) -> str:
         return f"RedisApprovals({self.url!r}, prefix={self.prefix!r})"

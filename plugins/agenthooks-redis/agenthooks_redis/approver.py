@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from agenthooks import Deny
+from agenthooks.loop_clients import LoopClients
 
-from .approvals import Clients, Keys, RedisApprovals
+from .approvals import Keys, RedisApprovals, clients
 from .config import (
     DEFAULT_APPROVALS,
     DEFAULT_URL,
@@ -63,7 +64,7 @@ class RedisApprover:
         self.ttl = check_seconds(ttl, "RedisApprover", "ttl")
         self.poll = check_seconds(poll, "RedisApprover", "poll")
         self._keys = Keys(self.prefix)
-        self._clients = Clients(self.url)
+        self._clients: LoopClients[Any] = clients(self.url)
         self._source = RedisApprovals(self.url, prefix=self.prefix)
 
     def __repr__(self) -> str:

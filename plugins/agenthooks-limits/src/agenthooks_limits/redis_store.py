@@ -4,12 +4,12 @@ windows read Redis's own clock, so processes on different machines share one tim
 
 from __future__ import annotations
 
-import asyncio
 import math
 import uuid
-import weakref
 from collections.abc import Sequence
 from typing import Any
+
+from agenthooks.loop_clients import LoopClients
 
 from .errors import LimitsConfigError
 from .store import Check
@@ -97,23 +97,13 @@ class RedisStore:
                 raise LimitsConfigError(f"{url!r}: {exc}", key="store.url") from None
         self.url = url
         self.prefix = prefix
-        self._module = redis_asyncio
-        self._client = client
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
+        self._clients: LoopClients[Any] = LoopClients(
+            lambda: redis_asyncio.Redis.from_url(url, decode_responses=True), client
         )
 
     def client(self) -> Any:
         """The client for the running event loop."""
-        if self._client is not None:
-            return self._client
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = self._clients[loop] = self._module.Redis.from_url(
-                self.url, decode_responses=True
-            )
-        return client
+        return self._clients.get()
 
     async def count(self, checks: Sequence[Check]) -> tuple[list[float], bool]:
         """See ``LimitsStore.count``."""
@@ -144,11 +134,7 @@ class RedisStore:
 
     async def aclose(self) -> None:
         """Close the client of the running loop, if this store created it."""
-        if self._client is not None:
-            return
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+        await self._clients.aclose()
 
     def __repr__(self) -> str:
         return f"RedisStore({self.url!r}, prefix={self.prefix!r})"
