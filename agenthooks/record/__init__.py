@@ -8,7 +8,7 @@ for ``agenthooks trace``.
 """
 
 from .buses import reachable_buses
-from .jsonable import error_text, to_jsonable
+from .jsonable import error_text, json_fallback, to_jsonable
 from .recorder import RECORD_FIELDS, RECORDER_PRIORITY, TERMINAL_EVENTS, Recorder, read_records
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "TERMINAL_EVENTS",
     "Recorder",
     "error_text",
+    "json_fallback",
     "reachable_buses",
     "read_records",
     "to_jsonable",

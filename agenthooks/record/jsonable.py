@@ -12,12 +12,14 @@ def to_jsonable(value: Any) -> Any:
     """``value`` as plain JSON data: models dumped in JSON mode, exceptions as their text,
     bytes decoded, anything else unknown as ``str``. Never raises."""
     try:
-        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
+        return to_jsonable_python(value, fallback=json_fallback, serialize_unknown=True)
     except Exception:
         return _by_hand(value)
 
 
-def _fallback(value: Any) -> Any:
+def json_fallback(value: Any) -> Any:
+    """What pydantic's JSON serializers write for a value they do not know (their
+    ``fallback=``): an exception's text, bytes decoded, anything else as ``str``."""
     if isinstance(value, BaseException):
         return error_text(value)
     if isinstance(value, (bytes, bytearray)):
@@ -35,9 +37,9 @@ def _by_hand(value: Any) -> Any:
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_by_hand(v) for v in value]
     try:
-        return to_jsonable_python(value, fallback=_fallback, serialize_unknown=True)
+        return to_jsonable_python(value, fallback=json_fallback, serialize_unknown=True)
     except Exception:
-        return _fallback(value)
+        return json_fallback(value)
 
 
 def error_text(exc: BaseException) -> str:
@@ -46,4 +48,4 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-__all__ = ["error_text", "to_jsonable"]
+__all__ = ["error_text", "json_fallback", "to_jsonable"]

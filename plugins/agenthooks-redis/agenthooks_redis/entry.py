@@ -14,7 +14,7 @@ from typing import Any
 from pydantic_core import to_json
 
 from agenthooks.events import EventRecord
-from agenthooks.record import error_text, to_jsonable
+from agenthooks.record import json_fallback, to_jsonable
 
 SCHEMA = 1
 """The version of the ``record`` layout; a consumer reads versions up to its own."""
@@ -30,21 +30,13 @@ class EntryError(ValueError):
     """A stream entry that is not an agenthooks event entry; says which field is wrong."""
 
 
-def _fallback(value: Any) -> Any:
-    if isinstance(value, BaseException):
-        return error_text(value)
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", "replace")
-    return str(value)
-
-
 def record_json(record: EventRecord) -> bytes:
     """The ``record`` field: the record's own fields and ``schema``, as flat JSON."""
     body: dict[str, Any] = {"schema": SCHEMA}
     body.update(record.__dict__)  # the fields, in their declared order
     body.pop("signal", None)
     try:
-        return to_json(body, fallback=_fallback, serialize_unknown=True)
+        return to_json(body, fallback=json_fallback, serialize_unknown=True)
     except Exception:  # an object whose str() raises: the slow path never does
         return json.dumps(to_jsonable(body), ensure_ascii=False, default=str).encode()
 
