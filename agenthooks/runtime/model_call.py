@@ -46,12 +46,6 @@ def model_call(run: Run, request: ProviderRequest) -> Awaitable[ProviderResponse
     streaming = run.sink is not None
     if app is None and not streaming:
         return provider.complete(request)  # type: ignore[no-any-return]
-    return _wrapped_call(run, request, provider, app, streaming)
-
-
-async def _wrapped_call(
-    run: Run, request: ProviderRequest, provider: Any, app: ModelHooks | None, streaming: bool
-) -> ProviderResponse | Deny:
     ctx = whole(
         PreRequestContext,
         dict(
@@ -65,10 +59,17 @@ async def _wrapped_call(
         ),
     )
     ctx.__dict__[RUN] = run
+    if not streaming:  # the hook layer's own coroutine: nothing follows it
+        return app.wrap(ctx, app.inner)  # type: ignore[union-attr]
+    return _streamed_call(run, ctx, app)
+
+
+async def _streamed_call(
+    run: Run, ctx: PreRequestContext, app: ModelHooks | None
+) -> ProviderResponse | Deny:
     result = await (endpoint(ctx) if app is None else app.wrap(ctx, app.inner))
     if (
-        streaming
-        and not run.gated
+        not run.gated
         and type(result) is ProviderResponse
         and ctx.chunks_sent == 0
         and result.content
