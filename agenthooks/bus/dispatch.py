@@ -63,8 +63,10 @@ class Dispatcher:
         ``between(ctx)`` runs after the ordinary handlers, before the guards (which it skips
         by returning True). An unknown name raises ``UnknownEventError``."""
         if event not in self.listened:
-            if event in _QUIET:  # a canonical name nobody listens to: the common case
+            try:  # a canonical name nobody listens to, the common case: one lookup
                 return _QUIET[event]
+            except KeyError:
+                pass
             spec = resolve(event)
             if spec.name not in self.listened:
                 return _QUIET[spec.name]
@@ -105,9 +107,11 @@ class Dispatcher:
                         and inspect.isawaitable(result)
                     ):
                         result = await result
-                    if result is None or kind == "observer":
+                    if result is None:
                         continue
-                    if kind == "predicate":
+                    if kind != "interceptor":  # the fold is the common case: tested first
+                        if kind == "observer":
+                            continue
                         if type(result) is not bool:
                             raise BadReturnError(
                                 f"{spec.name} handlers return True, False or None, not "
