@@ -11,14 +11,13 @@ from contextlib import aclosing
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..bus.signals import RECORD_COUNTS
 from ..decisions import Decision
 from ..messages import AgentResponse
 from ..paused import PausedRun
-from .pausing import counting, keep, refuse_chat, require_paused
+from .pausing import chat_in_memory, counting, keep, refuse_chat, require_paused
 from .resume import check, restore, resume_body
 from .run import Run
-from .runner import execute, execute_run, stream, stream_run
+from .runner import execute, stream, stream_run
 from .streaming import StreamEvent
 
 if TYPE_CHECKING:
@@ -34,18 +33,9 @@ async def chat(self: Agent, message: str, signal: asyncio.Event | None = None) -
     async with self._lock:
         if self._paused is not None:
             refuse_chat(f"agent {self.name!r}", self._paused)
-        run = Run(self, self.bus, self._history, signal=signal)
-        start = len(self._history)
-        # the hot path: no context manager, and nothing to count when nobody records
-        counted = "on_event" in self.bus.listened
-        if counted:
-            RECORD_COUNTS[run.run_id] = 0
-        try:
-            return await execute_run(run, message)
-        finally:
-            self._paused = keep(run, start) if run.pending else None
-            if counted:
-                RECORD_COUNTS.pop(run.run_id, None)
+        return await chat_in_memory(
+            self, Run(self, self.bus, self._history, signal=signal), message
+        )
 
 
 async def chat_stream(

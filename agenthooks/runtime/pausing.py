@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Protocol
 
 from ..bus.signals import RECORD_COUNTS
 from ..errors import NotPausedError, SessionPausedError
-from ..messages import PendingCall
+from ..messages import AgentResponse, ChatMessage, PendingCall
 from ..paused import PausedRun
 from .resume import capture
 from .run import Run
+from .runner import execute_run
 
 
 @contextmanager
@@ -23,6 +25,29 @@ def counting(run: Run, records: int = 0) -> Iterator[None]:
         yield
     finally:
         RECORD_COUNTS.pop(run.run_id, None)
+
+
+class InMemory(Protocol):
+    """A conversation kept in memory: an agent's own, or a ``Session`` without a store."""
+
+    _history: list[ChatMessage]
+    _paused: PausedRun | None
+
+
+async def chat_in_memory(owner: InMemory, run: Run, message: str) -> AgentResponse:
+    """Run ``run`` (of ``owner``'s conversation) on the user ``message``; a run that ended
+    paused is kept in ``owner``, whatever ended it."""
+    start = len(owner._history)
+    # the hot path: no context manager, and nothing to count when nobody records
+    counted = "on_event" in run.bus.listened
+    if counted:
+        RECORD_COUNTS[run.run_id] = 0
+    try:
+        return await execute_run(run, message)
+    finally:
+        owner._paused = keep(run, start) if run.pending else None
+        if counted:
+            RECORD_COUNTS.pop(run.run_id, None)
 
 
 def ended_paused(run: Run) -> bool:
@@ -59,4 +84,13 @@ def pending_of(paused: PausedRun | None) -> list[PendingCall]:
     return list(paused.pending) if paused is not None else []
 
 
-__all__ = ["counting", "ended_paused", "keep", "pending_of", "refuse_chat", "require_paused"]
+__all__ = [
+    "InMemory",
+    "chat_in_memory",
+    "counting",
+    "ended_paused",
+    "keep",
+    "pending_of",
+    "refuse_chat",
+    "require_paused",
+]

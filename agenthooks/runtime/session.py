@@ -24,7 +24,7 @@ from ..errors import RegistrationError
 from ..events.contexts import SessionCloseContext, SessionStartContext
 from ..messages import AgentResponse, ChatMessage, PendingCall
 from ..paused import PausedRun
-from .pausing import counting, keep, pending_of, refuse_chat, require_paused
+from .pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
 from .resume import check, restore, resume_body
 from .run import NOTHING, Run, new_id
 from .runner import execute, execute_run, stream
@@ -130,8 +130,11 @@ class Session:
         run is paused: ``resume()`` it first)."""
         await self._lock.acquire()  # the lock's own methods: two coroutines fewer per chat
         try:
+            if self.store is None:  # nothing to claim or to release: as an agent's own chat
+                return await chat_in_memory(self, self._begin_in_memory(signal), message)
             run, start, keeper = await self._begin(signal)
-            return await self._drive(run, start, 0, keeper, partial(execute_run, run, message))
+            body = partial(execute_run, run, message)
+            return await self._drive(run, start, 0, keeper, body)
         finally:
             self._lock.release()
 
@@ -183,17 +186,21 @@ class Session:
     async def _begin(
         self, signal: asyncio.Event | None, gated: bool = False
     ) -> tuple[Run, int, Keeper | None]:
+        if self.store is None:
+            return self._begin_in_memory(signal, gated), len(self._history), None
         if self.closed:
             raise RuntimeError(f"session {self.id} is closed")
-        keeper = None
-        if self.store is not None:
-            keeper = await claim_chat(self)
-        else:
-            if self._paused is not None:
-                refuse_chat(f"session {self.id!r}", self._paused)
+        keeper = await claim_chat(self)
         run = self._run(signal, gated)
         run.journal = keeper
         return run, len(self._history), keeper
+
+    def _begin_in_memory(self, signal: asyncio.Event | None, gated: bool = False) -> Run:
+        if self.closed:
+            raise RuntimeError(f"session {self.id} is closed")
+        if self._paused is not None:
+            refuse_chat(f"session {self.id!r}", self._paused)
+        return self._run(signal, gated)
 
     async def _begin_resume(
         self,
