@@ -133,8 +133,7 @@ class Session:
             if self.store is None:  # nothing to claim or to release: as an agent's own chat
                 return await chat_in_memory(self, self._begin_in_memory(signal), message)
             run, start, keeper = await self._begin(signal)
-            body = partial(execute_run, run, message)
-            return await self._drive(run, start, 0, keeper, body)
+            return await self._drive(run, start, 0, keeper, partial(execute_run, run, message))
         finally:
             self._lock.release()
 
