@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import sys
 import time
 import tracemalloc
 from collections.abc import Awaitable, Callable
@@ -291,6 +292,33 @@ def hops_per_tool_call() -> tuple[int, int]:
     return len(two.calls) - len(one.calls), two.hops - one.hops
 
 
+def instructions_per_run() -> int:
+    """Bytecode instructions one 0-hook run executes (``sys.settrace`` with opcode events),
+    the harness's own excluded: a count that does not move with the machine's load, which
+    time follows closely on one machine."""
+    agent = make_agent("0 hooks")
+    counted = [0]
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if event == "call":
+            frame.f_trace_opcodes = True
+        elif event == "opcode":
+            counted[0] += 1
+        return tracer
+
+    async def one() -> None:
+        for _ in range(3):  # warm: what is built once is not per run
+            await Session(agent).chat("2+3?")
+        sys.settrace(tracer)
+        try:
+            await Session(agent).chat("2+3?")
+        finally:
+            sys.settrace(None)
+
+    asyncio.run(one())
+    return counted[0]
+
+
 async def floor_memory(runs: int = 10_000) -> float:
     """Peak traced memory per run of the floor, for comparison."""
     gc.collect()
@@ -326,6 +354,7 @@ def main() -> None:
         f"memory held per live run while its tool waits: {ours / 1024:.1f} KiB "
         f"(floor {bare / 1024:.1f} KiB, {ours / bare:.1f}×; target ≤ 4 KiB)"
     )
+    print(f"bytecode instructions per 0-hook run: {instructions_per_run():,}")
     calls, hops = hops_per_tool_call()
     print(f"one more tool call: {calls} agenthooks calls, {hops} module hops (target ≤ 10)")
 
