@@ -18,7 +18,12 @@ from agent_hooks import (
     InterceptionRecord,
 )
 from agenthooks_agent_hooks_spec import AgentHooksSpec
-from agenthooks_agent_hooks_spec.ctk import AgenthooksHarness, host_declaration
+from agenthooks_agent_hooks_spec.ctk import (
+    AgenthooksHarness,
+    IncrementalHarness,
+    host_declaration,
+    incremental_declaration,
+)
 from spec_helpers import Policy, deny
 
 import agenthooks
@@ -70,6 +75,25 @@ def test_a_refused_declaration_raises_its_refusal_class() -> None:
     with pytest.raises(DeclarationError) as info:
         AgentHooksSpec.from_declaration(document, _registry(Policy()))
     assert info.value.code == "declaration_error:kind_unknown"
+
+
+@pytest.mark.parametrize(
+    ("harness", "document", "incremental"),
+    [
+        (AgenthooksHarness, host_declaration(), False),
+        (IncrementalHarness, incremental_declaration(), True),
+    ],
+    ids=["buffered", "incremental"],
+)
+def test_incremental_output_follows_the_resolved_surface(
+    harness: type[AgenthooksHarness], document: dict[str, Any], incremental: bool
+) -> None:
+    registry = HostRegistry(harness().host_surface())
+    spec = AgentHooksSpec.from_declaration(document, registry)
+    resolved = spec.emitter.declaration
+    assert resolved is not None
+    assert resolved.surface["buffered_output"] is (not incremental)
+    assert spec.incremental_output is incremental
 
 
 def test_our_declaration_document_resolves_and_matches_the_code_defaults() -> None:

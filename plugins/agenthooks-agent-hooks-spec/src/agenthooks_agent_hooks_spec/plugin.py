@@ -155,11 +155,15 @@ class AgentHooksSpec:
     ) -> AgentHooksSpec:
         """An ``AgentHooksSpec`` whose emitter is built from a host declaration ``document``
         (a dict) through the SDK's loader; a refused document raises ``DeclarationError``.
-        A document declaring ``buffered_output: false`` turns on incremental output."""
-        surface = document.get("surface") if isinstance(document, dict) else None
-        buffered = surface.get("buffered_output", True) if isinstance(surface, dict) else True
+        A declaration whose resolved surface says ``buffered_output: false`` turns on
+        incremental output."""
+        emitter = InterceptionEmitter.from_declaration_value(document, registry)
+        # the resolved surface, not the document: the loader fills what the document omits
+        # (§7.7.4), so the value the emitter enforces is the one that counts
+        resolved = emitter.declaration
+        buffered = resolved.surface.get("buffered_output", True) if resolved is not None else True
         return cls(
-            emitter=InterceptionEmitter.from_declaration_value(document, registry),
+            emitter=emitter,
             record_sink=record_sink,
             incremental_output=buffered is False,
         )
