@@ -7,6 +7,7 @@ naming the event and handler. ``Deny`` and short-circuits are values, not errors
 from __future__ import annotations
 
 from .base import AgentHooksError
+from .bridges import RunDenied, UnsupportedReturnError
 from .providers import (
     ProviderConnectionError,
     ProviderError,
@@ -15,7 +16,14 @@ from .providers import (
     ProviderTimeout,
     ScriptExhausted,
 )
-from .registration import BadReturnError, ConfigError, RegistrationError, UnknownEventError
+from .registration import (
+    AgentHooksWarning,
+    BadReturnError,
+    ConfigError,
+    IgnoredReturnWarning,
+    RegistrationError,
+    UnknownEventError,
+)
 from .run import (
     HOOK_MARK,
     BudgetExceeded,
@@ -44,11 +52,13 @@ from .tools import DisabledToolError, ToolError, ToolValidationError, UnknownToo
 __all__ = [
     "HOOK_MARK",
     "AgentHooksError",
+    "AgentHooksWarning",
     "BadReturnError",
     "BudgetExceeded",
     "ClaimLostError",
     "ConfigError",
     "DisabledToolError",
+    "IgnoredReturnWarning",
     "LimitExceeded",
     "MaxTurnsExceeded",
     "MissingDecisionError",
@@ -63,6 +73,7 @@ __all__ = [
     "RegistrationError",
     "ResumeConflictError",
     "ResumeError",
+    "RunDenied",
     "RunAborted",
     "ScriptExhausted",
     "SessionBusyError",
@@ -75,5 +86,6 @@ __all__ = [
     "UnknownEventError",
     "UnknownSessionError",
     "UnknownToolError",
+    "UnsupportedReturnError",
     "ends_run",
 ]

@@ -57,4 +57,22 @@ class BadReturnError(AgentHooksError, TypeError):
     """A handler returned something its event does not accept."""
 
 
-__all__ = ["BadReturnError", "ConfigError", "RegistrationError", "UnknownEventError"]
+class AgentHooksWarning(UserWarning):
+    """A likely mistake that agenthooks reports without stopping: filter it like any Python
+    warning (``-W error::agenthooks.errors.AgentHooksWarning`` makes it raise)."""
+
+
+class IgnoredReturnWarning(AgentHooksWarning):
+    """An observer handler returned something other than ``None``: observers' returns are
+    ignored, so it was most likely meant for an interceptor event. Given once per handler, at
+    the handler's own file and line."""
+
+
+__all__ = [
+    "AgentHooksWarning",
+    "BadReturnError",
+    "ConfigError",
+    "IgnoredReturnWarning",
+    "RegistrationError",
+    "UnknownEventError",
+]
