@@ -2,6 +2,7 @@
 
     agenthooks events [--json]
     agenthooks plugins [--json]
+    agenthooks bridges [--json]
     agenthooks demo [--base-url URL --model NAME] [--record FILE]
     agenthooks trace RUN.jsonl...|URL [--run ID] [--html OUT.html]
     agenthooks tail URL [--run ID] [--event NAME]
@@ -19,10 +20,10 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import approvals, demo, events, plugins, sessions, tail, trace
+from . import approvals, bridges, demo, events, plugins, sessions, tail, trace
 from .common import CLIError
 
-COMMANDS = (events, plugins, demo, trace, tail, sessions, approvals)
+COMMANDS = (events, plugins, bridges, demo, trace, tail, sessions, approvals)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,6 +5,7 @@ returns the call's ``ToolOutcome``."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -44,12 +45,20 @@ class ToolHooks:
     ``v``; a ``Deny`` or ``{"error": e}`` an error outcome the model reads), and returns the
     call's ``ToolOutcome``."""
 
-    __slots__ = ("bus", "inner")
+    __slots__ = ("bus", "inner", "serial")
 
-    def __init__(self, bus: HookBus, inner: Callable[[Any], Awaitable[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        bus: HookBus,
+        inner: Callable[[Any], Awaitable[Any]] | None = None,
+        serial: asyncio.Lock | None = None,
+    ) -> None:
         self.bus = bus
         self.inner = inner
         """What this layer wraps when it is the outermost layer of a built stack."""
+        self.serial = serial
+        """The lock a call outside our runtime (a bridged framework's) holds while its
+        handlers run, so the handlers of one run never overlap."""
 
     async def wrap(
         self, ctx: PreToolCallContext, call_next: Callable[[Any], Awaitable[Any]]
@@ -58,7 +67,12 @@ class ToolHooks:
         flight: Flight | None = ctx.__dict__.get(FLIGHT)
         outcome = flight.outcome if flight is not None else None
         if outcome is None and "pre_tool_call" in bus.listened:
-            outcome = self.before(ctx, await bus.dispatch("pre_tool_call", ctx, _revalidate))
+            if flight is None and self.serial is not None:
+                async with self.serial:
+                    deny = await bus.dispatch("pre_tool_call", ctx, _revalidate)
+            else:
+                deny = await bus.dispatch("pre_tool_call", ctx, _revalidate)
+            outcome = self.before(ctx, deny)
         batch = flight.batch if flight is not None else None
         if batch is not None:
             if outcome is None and ctx.tool is not None and ctx.tool.handoff is not None:
@@ -84,7 +98,7 @@ class ToolHooks:
             and ("on_tool_call_error" if outcome.error is not None else "on_tool_call_result")
             in bus.listened
         ):
-            serial = flight.run.serial if flight is not None else None
+            serial = flight.run.serial if flight is not None else self.serial
             if serial is None:
                 outcome = await self.after(ctx, outcome)
             else:

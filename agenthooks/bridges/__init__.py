@@ -1,0 +1,36 @@
+"""The bus and its plugins on agents built with other frameworks.
+
+A bridge distribution (``agenthooks-langchain``, ``agenthooks-openai-agents``, ...) plugs into
+its framework's own extension point and reports each lifecycle point of a framework run to a
+``BridgeRun``: the same events, the same hook layers around model and tool calls, the same
+middleware, the same guarantees as on our runtime. Each bridge declares what it fires and
+honours in a ``Capabilities``, registered under the ``agenthooks.bridges`` entry-point group.
+"""
+
+from ..errors import RunDenied, UnsupportedReturnError
+from ..runtime.tool_outcome import ToolOutcome
+from .capabilities import (
+    ENTRY_POINT_GROUP,
+    Capabilities,
+    capability_table,
+    installed_bridges,
+)
+from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
+from .tool import BridgeTool, Validate
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BridgeError",
+    "BridgeRun",
+    "BridgeTool",
+    "Capabilities",
+    "FrameworkModel",
+    "ModelCall",
+    "RunDenied",
+    "ToolInvoke",
+    "ToolOutcome",
+    "UnsupportedReturnError",
+    "Validate",
+    "capability_table",
+    "installed_bridges",
+]
