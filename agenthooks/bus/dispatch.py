@@ -1,6 +1,7 @@
 """The one dispatch loop: every event, whatever its kind, runs through ``Dispatcher.dispatch``.
 
-Observers run every handler and ignore returns; interceptors fold (each return is applied to
+Observers run every handler and ignore returns (warning once per handler that returns
+something: an ``IgnoredReturnWarning``); interceptors fold (each return is applied to
 the context before the next handler runs; a short-circuit or recovery ends the ordinary tier,
 a ``Deny`` ends everything); predicates stop at the first ``True``. Guards run after the
 ordinary tier, are never skipped by it, and fail closed. Then blinker receivers, then the
@@ -19,7 +20,7 @@ from ..decisions import Ask, Deny
 from ..errors import HOOK_MARK, BadReturnError, StopRun
 from ..events.catalog import CATALOG, EventSpec, resolve
 from .registry import NO_CHAINS, Chains, ErrorPolicy, Registration
-from .returns import apply_return
+from .returns import apply_return, warn_ignored_return
 from .signals import RECORD_COUNTS, BusSignal, error_text, event_record, send_receivers
 
 if TYPE_CHECKING:
@@ -84,8 +85,12 @@ class Dispatcher:
                     continue
                 try:
                     result = reg.fn(ctx)
-                    if reg.is_async or (result is not None and inspect.isawaitable(result)):
-                        await result
+                    # one test when a sync handler returns None, as before the warning
+                    if result is not None or reg.is_async:
+                        if reg.is_async or inspect.isawaitable(result):
+                            result = await result
+                        if result is not None and not reg.returned:
+                            warn_ignored_return(spec, reg, result)
                 except Exception as exc:
                     self._failed(reg, spec, exc, ctx)
             if event in self.after:
@@ -111,6 +116,8 @@ class Dispatcher:
                         continue
                     if kind != "interceptor":  # the fold is the common case: tested first
                         if kind == "observer":
+                            if not reg.returned:
+                                warn_ignored_return(spec, reg, result)
                             continue
                         if type(result) is not bool:
                             raise BadReturnError(

@@ -23,6 +23,7 @@ from .registry import (
     Matcher,
     Registration,
     check_options,
+    check_takes_context,
     compile_matcher,
     match_items,
     order,
@@ -148,6 +149,8 @@ class HookBus(Dispatcher):
         items = match_items(match)
 
         def register(fn: Handler) -> Registration:
+            if callable(fn):  # Registration refuses what is not callable
+                check_takes_context(fn, spec.name)
             reg = Registration(fn, spec.name, priority, matcher, errors, guard, once, items)
             self._registrations.setdefault(reg.event, []).append(reg)
             self._rebuild(reg.event)

@@ -7,6 +7,7 @@ that registers or removes handlers never breaks the dispatch in progress.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import re
@@ -45,6 +46,7 @@ class Registration:
         "label",
         "match_items",
         "checked",
+        "returned",
     )
 
     def __init__(
@@ -77,10 +79,49 @@ class Registration:
         self.match_items = match_items
         """What ``match=`` listed (checked against the names a run can reach)."""
         self.checked = False
+        self.returned = False
+        """True once an observer handler's ignored return was warned about."""
+
+
+def check_takes_context(fn: Handler, event: str) -> None:
+    """Refuse a handler that cannot be called as ``handler(ctx)``, naming it and the event.
+
+    Checked at registration, so ``lambda: None`` fails where it is written, not mid-run when
+    its event first fires. The callable itself is inspected (a bound method without its
+    ``self``, a partial without its bound arguments, an object by its ``__call__``), not what
+    a decorator wraps: the wrapper is what gets called. A callable without a signature (some
+    builtins and C extensions) is accepted as it is."""
+    try:
+        signature = inspect.signature(fn, follow_wrapped=False)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(None)
+    except TypeError as exc:
+        takes_one = any(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+            for p in signature.parameters.values()
+        )
+        fix = (
+            "give its other parameters defaults"
+            if takes_one
+            else "give it a parameter for the context, e.g. `lambda ctx: ...`"
+        )
+        shown = signature.replace(  # the names say it; annotations would only crowd them
+            parameters=[p.replace(annotation=p.empty) for p in signature.parameters.values()],
+            return_annotation=signature.empty,
+        )
+        raise RegistrationError(
+            f"handler {handler_label(fn)} cannot take the context of {event!r}: handlers are "
+            f"called as handler(ctx), and its signature {shown} does not allow that "
+            f"({exc}); {fix}"
+        ) from None
 
 
 def handler_label(fn: object) -> str:
     """A handler's qualified name, as logs and error notes show it."""
+    if isinstance(fn, functools.partial):
+        return f"functools.partial({handler_label(fn.func)})"
     module = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{module}.{name}" if module else name
@@ -156,6 +197,7 @@ __all__ = [
     "Matcher",
     "Registration",
     "check_options",
+    "check_takes_context",
     "compile_matcher",
     "handler_label",
     "match_items",

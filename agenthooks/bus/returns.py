@@ -9,8 +9,10 @@ the key and the closest valid key.
 from __future__ import annotations
 
 import difflib
+import inspect
 import types
 import typing
+import warnings
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from functools import cache
@@ -20,7 +22,7 @@ import structlog
 from pydantic import BaseModel, ValidationError
 
 from ..decisions import ASK_ANSWERED, Ask, Deny
-from ..errors import BadReturnError
+from ..errors import BadReturnError, IgnoredReturnWarning
 from ..events.catalog import CATALOG, EventSpec
 from ..events.contexts import EventContext
 from ..messages import ToolCall
@@ -192,6 +194,62 @@ def _model(cls: type[BaseModel], value: Any, spec: EventSpec, reg: Registration,
         ) from None
 
 
+def warn_ignored_return(spec: EventSpec, reg: Registration, result: Any) -> None:
+    """Warn, once per registration, that an observer handler returned ``result``, which is
+    ignored: an ``IgnoredReturnWarning`` naming the handler, the event and the events that
+    take such a return, reported at the handler's own file and line."""
+    reg.returned = True
+    takers = _takers(result)
+    where = f"it is taken by {', '.join(takers)}" if takers else "no event takes it"
+    message = (
+        f"handler {reg.label} returned {_shown(result)} on {spec.name!r}, an observer event: "
+        f"the return is ignored ({where}). Return None, or register the handler on the "
+        "event meant. Warned once per handler."
+    )
+    source = _source(reg.fn)
+    if source is None:
+        warnings.warn(message, IgnoredReturnWarning, stacklevel=2)
+    else:
+        module = getattr(reg.fn, "__module__", None) or "agenthooks"
+        warnings.warn_explicit(message, IgnoredReturnWarning, *source, module=module)
+
+
+def _takers(result: Any) -> list[str]:
+    """The events whose handlers may return ``result``."""
+    if isinstance(result, bool):
+        return [n for n, s in CATALOG.items() if s.kind == "predicate"]
+    if isinstance(result, Deny):
+        return [n for n, s in CATALOG.items() if s.deny]
+    if isinstance(result, Ask):
+        return [n for n, s in CATALOG.items() if s.ask]
+    if isinstance(result, Mapping) and result:
+        keys = {str(k) for k in result}
+        return [n for n, s in CATALOG.items() if keys <= s.returns]
+    return []
+
+
+def _shown(result: Any) -> str:
+    if isinstance(result, Mapping):
+        return "{" + ", ".join(f"{str(k)!r}: ..." for k in result) + "}"
+    if isinstance(result, (bool, Deny, Ask)):
+        return repr(result)
+    return f"a {type(result).__name__}"
+
+
+def _source(fn: Any) -> tuple[str, int] | None:
+    """The file and first line of ``fn``'s code (a partial's function, a method's function,
+    an object's ``__call__``), or None when it has no Python code."""
+    target = getattr(fn, "func", fn)  # functools.partial
+    target = getattr(target, "__func__", target)  # a bound method
+    code = getattr(target, "__code__", None)
+    if code is None and not inspect.isroutine(target):
+        call = getattr(type(target), "__call__", None)  # noqa: B004
+        code = getattr(getattr(call, "__func__", call), "__code__", None)
+    if code is None:
+        return None
+    return code.co_filename, code.co_firstlineno
+
+
 @cache
 def _expected(cls: type[EventContext], key: str) -> Any:
     """The class a returned value must be: a model class, ``(Model,)`` for a list of models,
@@ -214,4 +272,4 @@ def _expected(cls: type[EventContext], key: str) -> Any:
     return target if isinstance(target, type) and target not in (object, Any) else None
 
 
-__all__ = ["apply_return"]
+__all__ = ["apply_return", "warn_ignored_return"]

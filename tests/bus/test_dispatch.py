@@ -8,6 +8,7 @@ import functools
 import pytest
 
 from agenthooks import HookBus, UnknownEventError
+from agenthooks.errors import IgnoredReturnWarning
 from agenthooks.events import (
     CATALOG,
     LoopContext,
@@ -67,9 +68,11 @@ async def test_observer_return_values_are_ignored() -> None:
     bus.on("on_message", lambda ctx: {"message": "ignored"})
     bus.on("on_loop_start", lambda ctx: "anything")
     ctx = message("kept")
-    assert await bus.emit("on_message", ctx) is None
+    with pytest.warns(IgnoredReturnWarning) as caught:  # ignored, not in silence
+        assert await bus.emit("on_message", ctx) is None
+        assert await bus.emit("on_loop_start", LoopContext(iteration=0)) is None
     assert ctx.message.content == "kept"
-    assert await bus.emit("on_loop_start", LoopContext(iteration=0)) is None
+    assert len(caught) == 2
 
 
 async def test_awaitables_returned_by_sync_callables_are_awaited() -> None:
