@@ -46,7 +46,7 @@ from ..messages import (
 from ..runtime.model_call import ModelHooks
 from ..runtime.model_call import endpoint as model_endpoint
 from ..runtime.run import new_id
-from ..runtime.tool_hooks import ToolHooks, settle
+from ..runtime.tool_hooks import ToolHooks, render, settle
 from ..runtime.tool_outcome import ToolOutcome
 from .capabilities import Capabilities
 from .tool import BridgeTool
@@ -250,6 +250,8 @@ class BridgeRun:
             return invoke(ctx.call.arguments)
 
         outcome: ToolOutcome = await self._tool_hooks.wrap(ctx, stack.compose(body))
+        if outcome.text is None and outcome.error is None and outcome.asked is None:
+            render(outcome)  # a result a hook gave or rewrote, written down as the model reads it
         if outcome.asked is not None:
             self.capabilities.require("pre_tool_call", "ask")
         elif outcome.call is not call and outcome.call.arguments != call.arguments:
