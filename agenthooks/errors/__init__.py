@@ -47,7 +47,13 @@ from .sessions import (
     ToolsChangedError,
     UnknownSessionError,
 )
-from .tools import DisabledToolError, ToolError, ToolValidationError, UnknownToolError
+from .tools import (
+    DisabledToolError,
+    ToolError,
+    ToolValidationError,
+    TruncatedCallError,
+    UnknownToolError,
+)
 
 __all__ = [
     "HOOK_MARK",
@@ -83,6 +89,7 @@ __all__ = [
     "ToolError",
     "ToolValidationError",
     "ToolsChangedError",
+    "TruncatedCallError",
     "UnknownEventError",
     "UnknownSessionError",
     "UnknownToolError",

@@ -21,4 +21,15 @@ class ToolValidationError(ToolError):
     """The arguments of a tool call do not validate against the tool's signature."""
 
 
-__all__ = ["DisabledToolError", "ToolError", "ToolValidationError", "UnknownToolError"]
+class TruncatedCallError(ToolError):
+    """A tool call of an answer the token limit cut off (finish reason ``length``): the call
+    may be incomplete, so it was not run; the model reads this error as its tool message."""
+
+
+__all__ = [
+    "DisabledToolError",
+    "ToolError",
+    "ToolValidationError",
+    "TruncatedCallError",
+    "UnknownToolError",
+]
