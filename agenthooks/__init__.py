@@ -24,6 +24,7 @@ from .errors import (
     RunAborted,
     SessionPausedError,
     StopRun,
+    StoreError,
     UnknownEventError,
 )
 from .events import CATALOG, EventName
@@ -104,6 +105,7 @@ __all__ = [
     "SessionPausedError",
     "Stack",
     "StopRun",
+    "StoreError",
     "StreamDelta",
     "StreamEvent",
     "TextDelta",

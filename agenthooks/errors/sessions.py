@@ -7,6 +7,7 @@ from typing import Any
 
 from .base import AgentHooksError
 from .run import StopRun
+from .stores import StoreError
 
 
 class ResumeError(AgentHooksError):
@@ -52,7 +53,20 @@ class ToolsChangedError(ResumeError):
 
 class ResumeConflictError(ResumeError):
     """Another process resumes (or runs) this session right now: exactly one continues a
-    paused run; this one did nothing."""
+    paused run; this one did nothing. ``run_id`` is the paused run, ``winner`` the claim of
+    the process that got it, when the store still shows it."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        session_id: str | None = None,
+        run_id: str | None = None,
+        winner: str | None = None,
+    ) -> None:
+        self.run_id = run_id
+        self.winner = winner
+        super().__init__(message, session_id=session_id)
 
 
 class SessionBusyError(AgentHooksError):
@@ -71,10 +85,6 @@ class SessionPausedError(AgentHooksError):
 class ClaimLostError(StopRun):
     """This process no longer holds the session it was running: its claim expired and
     another process took the session over. The run stops here (nothing more is stored)."""
-
-
-class StoreError(AgentHooksError):
-    """A store cannot be used: a bad URL or name, or a schema newer than this version knows."""
 
 
 __all__ = [
