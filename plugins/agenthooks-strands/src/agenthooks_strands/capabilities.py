@@ -1,0 +1,64 @@
+"""What the Strands bridge fires and honours, declared once (the docs' capability table and
+``agenthooks bridges`` are generated from it; the tests pin it to behaviour)."""
+
+from __future__ import annotations
+
+from agenthooks.bridges import Capabilities
+
+CAPABILITIES = Capabilities(
+    framework="Strands",
+    distribution="agenthooks-strands",
+    setup="Agent(model=..., tools=..., plugins=[AgentHooksPlugin(bus)])",
+    fires=frozenset(
+        {
+            "on_chat_start",
+            "on_user_message",
+            "on_message",
+            "on_loop_start",
+            "pre_request",
+            "on_response",
+            "on_model_error",
+            "pre_tool_call",
+            "on_tool_call_result",
+            "on_tool_call_error",
+            "on_loop_end",
+            "post_agent",
+            "on_chat_done",
+            "on_chat_paused",
+            "on_run_resumed",
+            "on_chat_abort",
+            "on_chat_error",
+            "on_chat_end",
+            "on_event",
+        }
+    ),
+    honours={
+        "on_chat_start": frozenset({"deny"}),
+        "on_user_message": frozenset({"message", "deny"}),
+        "pre_request": frozenset({"request", "response", "deny"}),
+        "on_response": frozenset({"response", "deny"}),
+        "on_model_error": frozenset({"response", "error"}),
+        "pre_tool_call": frozenset({"call", "result", "error", "deny", "ask"}),
+        "on_tool_call_result": frozenset({"result", "deny", "terminate"}),
+        "on_tool_call_error": frozenset({"result", "error", "terminate"}),
+        "post_agent": frozenset({"response", "deny"}),
+    },
+    gaps={
+        "post_agent.deny": (
+            "Strands commits the final assistant message itself; a denied answer is committed "
+            "with the reason as its text instead of the withheld content"
+        ),
+        "on_stream_chunk": (
+            "while a model-call hook listens, the call's stream events reach the caller when "
+            "the call's hooks are done (a rewrite or short-circuit can change the answer)"
+        ),
+        "pre_agent": "Strands has no sub-agent or handoff step the bridge can see",
+        "pre_handoff": "Strands has no handoffs",
+        "transform_context": "not fired: pre_request's {'request'} rewrites the messages",
+        "prepare_next_turn": "Strands picks its model per agent, not per turn",
+        "should_stop": "not fired: Strands stops through its own limits and cancel()",
+    },
+)
+"""The Strands bridge's declaration."""
+
+__all__ = ["CAPABILITIES"]

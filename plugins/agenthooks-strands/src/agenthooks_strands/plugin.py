@@ -1,0 +1,655 @@
+"""``AgentHooksPlugin``: a Strands plugin that runs a HookBus's hooks, guards and middleware on
+a Strands agent.
+
+Where each event comes from:
+
+- the agent-stream middleware stage (one invocation pass) opens the ``BridgeRun``: it fires
+  ``on_chat_start`` / ``on_user_message`` (or ``on_run_resumed`` after an interrupt), ends the
+  run with exactly one terminal event whatever happens inside, and gives a denied start its
+  reason as the final answer;
+- the model stage (``InvokeModelStage``) is one turn: ``on_loop_start``, then the model call
+  through ``pre_request`` / the bus's provider middleware / ``on_model_error`` / ``on_response``;
+  a final answer passes ``post_agent`` before Strands commits it;
+- the tool stage (``ExecuteToolStage``) is one tool call through ``pre_tool_call`` / the bus's
+  tool middleware / ``on_tool_call_error`` / ``on_tool_call_result``; an ``Ask`` pauses through a
+  Strands interrupt;
+- ``MessageAddedEvent`` gives ``on_message`` (and closes a tool turn with ``on_loop_end``);
+  ``AfterToolsEvent`` ends the run after a batch every call of which asked to ``terminate``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any
+
+from agenthooks import (
+    AgentResponse,
+    Approve,
+    Deny,
+    HookBus,
+    PendingCall,
+    ProviderResponse,
+    ToolCall,
+)
+from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.errors import ToolValidationError, ends_run
+from agenthooks.events import GROUPS, RunResumedContext, ToolCallErrorContext
+from strands.hooks import AfterToolsEvent, MessageAddedEvent
+from strands.interrupt import InterruptException
+from strands.middleware import ExecuteToolStage, InvokeModelStage, ModelStopReason, ToolResultEvent
+from strands.middleware._agent_stream import AgentStreamStage
+from strands.plugins import Plugin
+from strands.types._events import EventLoopStopEvent
+
+from .capabilities import CAPABILITIES
+from .tools import bridge_tool
+from .translate import (
+    from_chat_messages,
+    message_to_chat,
+    response_back,
+    system_back,
+    to_chat_messages,
+    to_request,
+    to_response,
+    to_usage,
+    tool_result_text,
+    tool_specs_back,
+    usage_back,
+)
+
+if TYPE_CHECKING:
+    from strands import Agent
+    from strands.middleware import ExecuteToolContext, InvokeModelContext
+    from strands.middleware._agent_stream import AgentStreamContext
+
+APPROVAL = "agenthooks.approval"
+"""The name of the Strands interrupt an ``Ask`` raises (``result.interrupts[i].name``)."""
+
+_MODEL_EVENTS = GROUPS["model_call"]
+_TOOL_EVENTS = GROUPS["tool_call"]
+_FINISH = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "content_filtered": "content_filter",
+    "guardrail_intervened": "content_filter",
+}
+
+Next = Callable[[Any], AsyncGenerator[Any, None]]
+
+
+class _State:
+    """What the bridge keeps about one Strands invocation pass."""
+
+    __slots__ = ("run", "input", "answer", "failure", "terminate", "last_text", "tools")
+
+    def __init__(self, run: BridgeRun, input: str) -> None:
+        self.run = run
+        self.input = input
+        self.answer: AgentResponse | None = None
+        """The final answer as ``post_agent`` left it (``None`` until one passed)."""
+        self.failure: BaseException | None = None
+        """An error of ours (a hook raised, a return the bridge cannot honour): the run ends
+        with it, and the model never reads it."""
+        self.terminate: dict[str, bool] = {}
+        self.last_text: str | None = None
+        self.tools: dict[int, BridgeTool] = {}
+
+
+class AgentHooksPlugin(Plugin):
+    """Run a ``HookBus``'s hooks, guards and middleware on a Strands agent.
+
+    ``Agent(model=..., tools=..., plugins=[AgentHooksPlugin(bus)])``. One plugin may serve
+    several agents; each invocation of an agent is one agenthooks run.
+
+    Args:
+        bus: The bus whose handlers, guards and middleware apply.
+
+    An ``Ask`` from ``pre_tool_call`` pauses the agent with a Strands interrupt named
+    ``agenthooks.approval`` (``result.stop_reason == "interrupt"``); resume with
+    ``agent([{"interruptResponse": {"interruptId": i.id, "response": Approve()}}])``:
+    ``Approve()`` or ``True`` run the call, ``Deny(reason)`` or ``False`` refuse it (the
+    reason is its tool message). ``{"approved": bool, "reason": str}`` says the same in JSON,
+    for a session that is stored between the pause and the answer.
+    """
+
+    name = "agenthooks"
+
+    def __init__(self, bus: HookBus) -> None:
+        super().__init__()
+        self.bus = bus
+        self._states: dict[int, _State] = {}
+        self._paused: dict[int, tuple[str, list[PendingCall]]] = {}
+
+    def init_agent(self, agent: Agent) -> None:
+        """Register the bridge's middleware and hooks on ``agent`` (Strands calls this)."""
+        agent.add_middleware(AgentStreamStage, self._stream)
+        agent.add_middleware(InvokeModelStage, self._model)
+        agent.add_middleware(ExecuteToolStage, self._tool)
+        agent.add_hook(self._message_added, MessageAddedEvent)
+        agent.add_hook(self._after_tools, AfterToolsEvent)
+
+    # --- the run ---------------------------------------------------------------------------
+
+    async def _stream(self, ctx: AgentStreamContext, next_fn: Next) -> AsyncGenerator[Any, None]:
+        agent = ctx.agent
+        key = id(agent)
+        if key in self._states:  # a nested pass of a run already open (never expected)
+            async for event in next_fn(ctx):
+                yield event
+            return
+        paused = self._paused.pop(key, None)
+        text = _user_text(ctx.messages)
+        run = BridgeRun(
+            self.bus,
+            CAPABILITIES,
+            agent=str(getattr(agent, "name", None) or "agent"),
+            run_id=paused[0] if paused is not None else _trace_id(agent),
+            session_id=getattr(agent, "session_id", None),
+        )
+        state = _State(run, text)
+        self._states[key] = state
+        try:
+            async with run:
+                try:
+                    if paused is not None:
+                        await self._resumed(run, ctx, paused[1])
+                    else:
+                        got = await run.start(text, tools=list(getattr(agent, "tool_names", [])))
+                        if isinstance(got, Deny):
+                            answer = run.denied_response(got)
+                            yield _stop_event(agent, ctx, answer.content or "")
+                            await run.done(answer)
+                            return
+                        if got != text:
+                            ctx = dataclasses.replace(ctx, messages=_rewrite_user(ctx.messages, got))
+                    stop: EventLoopStopEvent | None = None
+                    async for event in next_fn(ctx):
+                        if isinstance(event, EventLoopStopEvent):
+                            stop = event
+                        yield event
+                except GeneratorExit:
+                    # the caller stopped reading the stream: the run is aborted
+                    await run.abort("stream closed")
+                    raise
+                except Exception as exc:
+                    raise _ours(state, exc) from None
+                if state.failure is not None:
+                    raise state.failure
+                if stop is not None:
+                    await self._finish(key, state, stop)
+        finally:
+            self._states.pop(key, None)
+
+    async def _resumed(self, run: BridgeRun, ctx: AgentStreamContext, pending: list[PendingCall]) -> None:
+        # the answers Strands holds for this pass's interrupts (the context's snapshot)
+        decisions = {
+            str(i.reason["tool_call_id"]): _decision(i.response)
+            for i in ctx._interrupts.values()
+            if i.name == APPROVAL and isinstance(i.reason, dict) and i.response is not None
+        }
+        await run.fire(
+            "on_run_resumed", RunResumedContext, pending=pending, decisions=decisions, records=0
+        )
+
+    async def _finish(self, key: int, state: _State, stop: EventLoopStopEvent) -> None:
+        run = state.run
+        stop_reason, message, _metrics, _request_state, interrupts, structured, *_ = stop["stop"]
+        if stop_reason == "interrupt":
+            pending = [
+                PendingCall(
+                    call_id=str(i.reason.get("tool_call_id", "")),
+                    tool=str(i.reason.get("tool", "")),
+                    arguments=dict(i.reason.get("arguments", {})),
+                    reason=str(i.reason.get("reason", "")),
+                )
+                for i in interrupts or ()
+                if i.name == APPROVAL and isinstance(i.reason, dict)
+            ]
+            self._paused[key] = (run.run_id, pending)
+            await run.paused(
+                AgentResponse(
+                    content=None,
+                    finish_reason="paused",
+                    usage=run.usage,
+                    iterations=_iterations(run),
+                    agent=run.agent,
+                    pending=pending,
+                )
+            )
+            return
+        if stop_reason == "cancelled":
+            await run.abort("cancelled")
+            return
+        answer = state.answer
+        if answer is None:
+            chat = message_to_chat(message)[0]
+            answer = AgentResponse(
+                content=chat.content,
+                finish_reason=_FINISH.get(stop_reason, "stop"),  # type: ignore[arg-type]
+                usage=run.usage,
+                iterations=_iterations(run),
+                agent=run.agent,
+                output=structured,
+            )
+        await run.done(answer)
+
+    # --- one model turn --------------------------------------------------------------------
+
+    async def _model(self, ctx: InvokeModelContext, next_fn: Next) -> AsyncGenerator[Any, None]:
+        state = self._states.get(id(ctx.agent))
+        if state is None:
+            async for event in next_fn(ctx):
+                yield event
+            return
+        run = state.run
+        try:
+            await run.loop_start()
+            if not self.bus.provider_stack and _MODEL_EVENTS.isdisjoint(self.bus.listened):
+                # nobody hears the call: it streams through untouched, nothing is translated
+                stop: ModelStopReason | None = None
+                async for event in next_fn(ctx):
+                    if isinstance(event, ModelStopReason):
+                        stop = event
+                    else:
+                        yield event
+                if stop is None:
+                    return
+                run.usage = run.usage + to_usage(stop.usage)
+                yield await self._settle(state, stop)
+                return
+            yield_later: list[Any] = []
+            async for event in self._hooked_model(state, ctx, next_fn, yield_later):
+                yield event
+        except Exception as exc:
+            raise _ours(state, exc) from None
+
+    async def _hooked_model(
+        self, state: _State, ctx: InvokeModelContext, next_fn: Next, buffered: list[Any]
+    ) -> AsyncGenerator[Any, None]:
+        run = state.run
+        model_id = str((getattr(ctx.model, "config", None) or {}).get("model_id", "") or "")
+        view = to_request(ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id)
+        seen: dict[str, Any] = {}
+
+        async def call(request: Any) -> ProviderResponse:
+            call_ctx = ctx
+            if request is not view.request and request != view.request:
+                call_ctx = ctx.replace(
+                    messages=from_chat_messages(request.messages, view.transcript),
+                    system_prompt=system_back(request.system, view.system_prompt),
+                    tool_specs=tool_specs_back(request.tools, view.tool_specs),
+                )
+            stop: ModelStopReason | None = None
+            async for event in next_fn(call_ctx):
+                if isinstance(event, ModelStopReason):
+                    stop = event
+                else:
+                    buffered.append(event)
+            if stop is None:
+                raise RuntimeError("the Strands model stage ended without a ModelStopReason")
+            response = to_response(stop.stop_reason, stop.message, stop.usage)
+            seen["stop"], seen["response"] = stop, response
+            return response
+
+        got = await run.model_call(view.request, call)
+        for event in buffered:
+            yield event
+        if isinstance(got, Deny):
+            # a run-ending deny: the reason is the answer, post_agent does not fire
+            answer = run.denied_response(got)
+            state.answer = answer
+            await run.loop_end()
+            yield ModelStopReason(
+                stop_reason="end_turn",
+                message={"role": "assistant", "content": [{"text": answer.content or ""}]},
+                usage={"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},
+                metrics={"latencyMs": 0},
+            )
+            return
+        original: ModelStopReason | None = seen.get("stop")
+        if original is not None and (got is seen["response"] or got == seen["response"]):
+            stop = original
+        else:
+            stop_reason, message = response_back(got, original.message if original else None)
+            stop = ModelStopReason(
+                stop_reason=stop_reason,  # type: ignore[arg-type]
+                message=message,  # type: ignore[arg-type]
+                usage=usage_back(got.usage),  # type: ignore[arg-type]
+                metrics=original.metrics if original else {"latencyMs": 0},
+            )
+        yield await self._settle(state, stop)
+
+    async def _settle(self, state: _State, stop: ModelStopReason) -> ModelStopReason:
+        """The model's answer as Strands will commit it: a final answer passes ``post_agent``
+        first (its turn ends before), as on our runtime."""
+        message = stop.message
+        chat = message_to_chat(message)[0]
+        state.last_text = chat.content
+        if chat.tool_calls or stop.stop_reason not in ("end_turn", "stop_sequence", "max_tokens"):
+            return stop
+        run = state.run
+        await run.loop_end()
+        answer = AgentResponse(
+            content=chat.content,
+            finish_reason=_FINISH.get(stop.stop_reason, "stop"),  # type: ignore[arg-type]
+            usage=run.usage,
+            iterations=_iterations(run),
+            agent=run.agent,
+        )
+        if not run.listened("post_agent"):
+            state.answer = answer
+            return stop
+        got = await run.post_agent(answer, input=state.input)
+        if isinstance(got, Deny):
+            got = run.denied_response(got)
+        state.answer = got
+        if got is answer or got.content == answer.content:
+            return stop
+        rewritten = ProviderResponse(content=got.content, finish_reason="stop", usage=to_usage(stop.usage))
+        _, new_message = response_back(rewritten, message)
+        return ModelStopReason(
+            stop_reason=stop.stop_reason,
+            message=new_message,  # type: ignore[arg-type]
+            usage=stop.usage,
+            metrics=stop.metrics,
+        )
+
+    # --- one tool call ---------------------------------------------------------------------
+
+    async def _tool(self, ctx: ExecuteToolContext, next_fn: Next) -> AsyncGenerator[Any, None]:
+        state = self._states.get(id(ctx.agent))
+        if (
+            state is None
+            or ctx.tool is None
+            or (not self.bus.tool_stack and _TOOL_EVENTS.isdisjoint(self.bus.listened))
+        ):
+            async for event in next_fn(ctx):
+                yield event
+            return
+        run = state.run
+        tool_use = ctx.tool_use
+        call_id = str(tool_use["toolUseId"])
+        tool = state.tools.get(id(ctx.tool))
+        if tool is None:
+            tool = state.tools[id(ctx.tool)] = bridge_tool(ctx.tool)
+        try:
+            answer = _answer(ctx)
+            if isinstance(answer, Deny):
+                reason = answer.text(tool.name)
+                await run.fire(
+                    "on_tool_call_error",
+                    ToolCallErrorContext,
+                    call=ToolCall(id=call_id, name=tool.name, arguments=dict(tool_use.get("input") or {})),
+                    tool=tool,
+                    tool_call_id=call_id,
+                    error=reason,
+                    source="denied",
+                )
+                yield _error_result(call_id, reason)
+                return
+            raw_input = tool_use.get("input") or {}
+            try:
+                arguments = tool.validate(dict(raw_input))
+            except ToolValidationError as exc:
+                async for event in self._invalid(state, ctx, next_fn, tool, call_id, raw_input, exc):
+                    yield event
+                return
+            call = ToolCall(id=call_id, name=tool.name, arguments=arguments)
+            buffered: list[Any] = []
+            seen: dict[str, Any] = {}
+
+            async def invoke(args: dict[str, Any]) -> Any:
+                call_ctx = ctx if args is arguments else ctx.replace(tool_use={**tool_use, "input": args})
+                result: ToolResultEvent | None = None
+                async for event in next_fn(call_ctx):
+                    if isinstance(event, ToolResultEvent):
+                        result = event
+                    else:
+                        buffered.append(event)
+                if result is None:  # the tool was interrupted: Strands halts the agent
+                    seen["interrupted"] = True
+                    return None
+                seen["event"] = result
+                if result.exception is not None:
+                    raise result.exception
+                value = _result_value(result.tool_result)
+                seen["value"] = value
+                return value
+
+            outcome = await run.tool_call(call, tool, invoke, approved=answer is not None)
+        except InterruptException:
+            raise
+        except Exception as exc:
+            # ours (a hook raised, an unsupported return): the model never reads it; the call's
+            # tool message says only that it did not complete, and the run ends with the error
+            if state.failure is None:
+                state.failure = exc
+            yield _error_result(call_id, f'Tool call "{tool.name}" did not complete')
+            return
+        for event in buffered:
+            yield event
+        if seen.get("interrupted"):
+            return
+        if outcome.asked is not None:
+            ctx.interrupt(
+                APPROVAL,
+                reason={
+                    "tool_call_id": call_id,
+                    "tool": call.name,
+                    "arguments": dict(outcome.call.arguments),
+                    "reason": outcome.asked,
+                },
+            )
+        if outcome.terminate:
+            state.terminate[call_id] = True
+        yield _result_event(outcome, seen, call_id)
+
+    async def _invalid(
+        self,
+        state: _State,
+        ctx: ExecuteToolContext,
+        next_fn: Next,
+        tool: BridgeTool,
+        call_id: str,
+        raw_input: Any,
+        exc: ToolValidationError,
+    ) -> AsyncGenerator[Any, None]:
+        """Arguments the tool's own schema refuses: ``on_tool_call_error`` (``source=
+        "validation"``) hears it and may recover; else Strands reports it as it would."""
+        call = ToolCall(id=call_id, name=tool.name, arguments=dict(raw_input))
+        got = await state.run.fire(
+            "on_tool_call_error",
+            ToolCallErrorContext,
+            call=call,
+            tool=tool,
+            tool_call_id=call_id,
+            error=exc,
+            source="validation",
+        )
+        if isinstance(got, ToolCallErrorContext) and got.recovered:
+            yield ToolResultEvent(
+                {"toolUseId": call_id, "status": "success", "content": [{"text": _text(got.result)}]}
+            )
+            return
+        if isinstance(got, ToolCallErrorContext) and got.error is not exc and got.error is not None:
+            text = str(got.error) if not isinstance(got.error, str) else got.error
+            yield _error_result(call_id, text)
+            return
+        async for event in next_fn(ctx):
+            yield event
+
+    # --- messages and batches --------------------------------------------------------------
+
+    async def _message_added(self, event: MessageAddedEvent) -> None:
+        state = self._states.get(id(event.agent))
+        if state is None:
+            return
+        run = state.run
+        message = event.message
+        results = any("toolResult" in b for b in message.get("content", []))
+        if run.listened("on_message"):
+            for chat in to_chat_messages([message]).messages:  # type: ignore[list-item]
+                await run.message(chat)
+        if results:
+            await run.loop_end()
+            if state.failure is not None:
+                raise state.failure
+
+    async def _after_tools(self, event: AfterToolsEvent) -> None:
+        state = self._states.get(id(event.agent))
+        if state is None or not state.terminate:
+            return
+        ids = [str(b["toolResult"]["toolUseId"]) for b in event.message.get("content", []) if "toolResult" in b]
+        every = bool(ids) and all(state.terminate.get(i) for i in ids)
+        state.terminate.clear()
+        if not every:
+            return
+        run = state.run
+        answer = AgentResponse(
+            content=state.last_text,
+            finish_reason="terminated",
+            usage=run.usage,
+            iterations=_iterations(run),
+            agent=run.agent,
+        )
+        got = await run.post_agent(answer, input=state.input)
+        state.answer = run.denied_response(got) if isinstance(got, Deny) else got
+        text = state.answer.content
+        event.end_turn = [{"text": text}] if text else True
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _ours(state: _State, exc: Exception) -> BaseException:
+    """The error the caller gets: ours unwrapped from Strands' ``EventLoopException``."""
+    failure = state.failure
+    if failure is not None:
+        seen: BaseException | None = exc
+        while seen is not None:
+            if seen is failure:
+                return failure
+            seen = seen.__cause__
+    cause = exc.__cause__
+    if type(exc).__name__ == "EventLoopException" and cause is not None and _hook_error(cause):
+        return cause
+    return exc
+
+
+def _hook_error(exc: BaseException) -> bool:
+    return ends_run(exc)  # the core's own test: a hook raised, a StopRun, our store failed
+
+
+def _user_text(messages: list[Any]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            chats = message_to_chat(message)
+            texts = [c.content for c in chats if c.role == "user" and c.content]
+            return "".join(texts)
+    return ""
+
+
+def _rewrite_user(messages: list[Any], text: str) -> list[Any]:
+    transcript = to_chat_messages(messages)
+    chats = list(transcript.messages)
+    for index in range(len(chats) - 1, -1, -1):
+        if chats[index].role == "user":
+            chats[index] = chats[index].model_copy(update={"content": text})
+            break
+    return from_chat_messages(chats, transcript)
+
+
+def _trace_id(agent: Any) -> str | None:
+    span = getattr(agent, "trace_span", None)
+    if span is None:
+        return None
+    context = span.get_span_context()
+    if not context.is_valid:
+        return None
+    return f"{context.trace_id:032x}"
+
+
+def _stop_event(agent: Any, ctx: AgentStreamContext, text: str) -> EventLoopStopEvent:
+    message = {"role": "assistant", "content": [{"text": text}]}
+    return EventLoopStopEvent(
+        "end_turn",
+        message,  # type: ignore[arg-type]
+        agent.event_loop_metrics,
+        ctx.invocation_state.get("request_state", {}),
+    )
+
+
+def _iterations(run: BridgeRun) -> int:
+    return 0 if run.iteration is None else run.iteration + 1
+
+
+def _answer(ctx: ExecuteToolContext) -> Approve | Deny | None:
+    """A human's answer to this call's approval interrupt, when the agent resumed with one."""
+    try:
+        response = ctx.interrupt(APPROVAL).response
+    except InterruptException:
+        return None
+    return _decision(response)
+
+
+def _decision(response: Any) -> Approve | Deny:
+    if isinstance(response, Approve | Deny):
+        return response
+    if response is True:
+        return Approve()
+    if isinstance(response, dict):
+        if response.get("approved"):
+            return Approve()
+        return Deny(response.get("reason") or None)
+    return Deny(response if isinstance(response, str) and response else None)
+
+
+def _result_value(result: dict[str, Any]) -> Any:
+    """What hooks see as a tool's result: its text (text and JSON parts), or its content
+    blocks as they are when they hold more than text (an image)."""
+    content = result.get("content", [])
+    if all("text" in b or "json" in b for b in content):
+        return tool_result_text(result)
+    return content
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _error_result(call_id: str, text: str) -> ToolResultEvent:
+    return ToolResultEvent({"toolUseId": call_id, "status": "error", "content": [{"text": text}]})
+
+
+def _result_event(outcome: ToolOutcome, seen: dict[str, Any], call_id: str) -> ToolResultEvent:
+    """The outcome as the ``ToolResultEvent`` Strands acts on: the tool's own event when the
+    hooks changed nothing, else one written from the outcome."""
+    original: ToolResultEvent | None = seen.get("event")
+    if outcome.error is not None:
+        if original is not None and outcome.error is original.exception:
+            return original
+        exc = outcome.error if isinstance(outcome.error, Exception) else None
+        return ToolResultEvent(
+            {"toolUseId": call_id, "status": "error", "content": [{"text": outcome.error_text()}]},
+            exception=exc,
+        )
+    if original is not None and "value" in seen and outcome.result is seen["value"]:
+        return original
+    result = outcome.result
+    if isinstance(result, list) and all(isinstance(b, dict) for b in result):
+        content: list[dict[str, Any]] = list(result)
+    else:
+        text = outcome.text if outcome.text is not None else _text(result)
+        kept = []
+        if original is not None:
+            kept = [b for b in original.tool_result.get("content", []) if "text" not in b and "json" not in b]
+        content = [{"text": text}, *kept]
+    return ToolResultEvent({"toolUseId": call_id, "status": "success", "content": content})  # type: ignore[typeddict-item]
+
+
+__all__ = ["APPROVAL", "AgentHooksPlugin"]
