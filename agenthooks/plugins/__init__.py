@@ -30,13 +30,17 @@ from .loader import (
     load_entry_point_plugins,
 )
 from .methods import hook, looks_like_event, plugin_name
+from .settings import CommaList, PluginOptionError, PluginSettings
 
 __all__ = [
     "DISABLE_ENV",
     "ENTRY_POINT_GROUP",
+    "CommaList",
     "PluginConflictError",
     "PluginError",
     "PluginInfo",
+    "PluginOptionError",
+    "PluginSettings",
     "disabled_names",
     "entry_points",
     "hook",
