@@ -1,38 +1,54 @@
-# Every target builds what it needs from nothing: a venv in .venv, the core and the plugins.
+# Every target builds what it needs from nothing: a venv in .venv, then only what that target
+# uses (the demo: the core and its four plugins; the tests: everything they run).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PIP := $(PY) -m pip --disable-pip-version-check -q
+PIP := $(PY) -m pip --disable-pip-version-check
 PLUGINS := $(sort $(wildcard plugins/agenthooks-*))
+DEMO_PLUGINS := guard retry cache structlog
+PLUGIN_MODULES := $(subst -,_,$(patsubst plugins/agenthooks-%,agenthooks_%,$(PLUGINS)))
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.demo
+LINT_STAMP := $(VENV)/.lint
+CTK := plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py
 
-.PHONY: install test soak demo bench bench-peers lint typecheck clean
+.PHONY: install test soak demo bench bench-peers lint typecheck dist clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# one resolve for the core, its test extra and every plugin distribution with its own
 $(STAMP): $(PY) pyproject.toml $(wildcard plugins/*/pyproject.toml)
-	$(PIP) install -e '.[dev]'
-	@for p in $(PLUGINS); do echo "installing $$p"; $(PIP) install --pre -e "$$p[test]" || exit 1; done
-	@touch $(STAMP)
+	@echo "installing agenthooks, its test tools and $(words $(PLUGINS)) plugin distributions"
+	$(PIP) install -q --pre -e '.[test]' $(foreach p,$(PLUGINS),-e '$(p)[test]')
+	@touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP): $(PY) pyproject.toml $(foreach p,$(DEMO_PLUGINS),plugins/agenthooks-$(p)/pyproject.toml)
+	@echo "installing agenthooks and the demo's plugins: $(DEMO_PLUGINS)"
+	$(PIP) install --progress-bar on -e . $(foreach p,$(DEMO_PLUGINS),-e plugins/agenthooks-$(p))
+	@touch $(DEMO_STAMP)
+
+$(LINT_STAMP): $(STAMP)
+	$(PIP) install -q -e '.[lint]'
+	@touch $(LINT_STAMP)
 
 install: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -rs tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
-	$(PY) -m pytest plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness
+	$(PY) -m pytest $(CTK) -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness
 	# AH-CTK-135 is deselected: a defect of the vector, not of the harness. Its document omits
 	# surface.capabilities, §7.7.4 fills them from the host (incremental_output) with
 	# buffered_output defaulting to true, and §7.7.6 step 7 (inconsistent) runs before step 8
 	# (surface_unsupported), so no host declaring incremental_output can pass it
-	$(PY) -m pytest plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:IncrementalHarness -k 'not AH-CTK-135'
+	$(PY) -m pytest $(CTK) -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:IncrementalHarness -k 'not AH-CTK-135'
 
 # the reliability suite's long variants: every occurrence, policy and fault, every cancel
 # point, many more hypothesis examples, 60,000 concurrent runs (the figures print as it runs)
 soak: $(STAMP)
 	AGENTHOOKS_SOAK=1 $(PY) -m pytest -q -s tests/reliability
 
-demo: $(STAMP)  # make demo ARGS="--provider anthropic --model NAME"
+demo: $(DEMO_STAMP)  # make demo ARGS="--provider anthropic --model NAME"
 	$(PY) -m agenthooks.demo $(ARGS)
 
 bench: $(STAMP)
@@ -41,12 +57,21 @@ bench: $(STAMP)
 bench-peers: $(STAMP)
 	$(MAKE) -C benchmarks/peers
 
-lint: $(STAMP)
+lint: $(LINT_STAMP)
 	$(PY) -m ruff check agenthooks tests plugins benchmarks examples
 	$(PY) -m ruff format --check agenthooks tests plugins benchmarks examples
 
-typecheck: $(STAMP)
+# mypy --strict on the core and on every plugin distribution
+typecheck: $(LINT_STAMP)
 	$(PY) -m mypy agenthooks
+	$(PY) -m mypy $(foreach m,$(PLUGIN_MODULES),-p $(m))
+
+# the core's and every plugin's wheel and sdist, in dist/
+dist: $(PY)
+	$(PIP) install -q build
+	rm -rf dist
+	$(PY) -m build -q -o dist .
+	@for p in $(PLUGINS); do $(PY) -m build -q -o dist $$p || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build dist *.egg-info
