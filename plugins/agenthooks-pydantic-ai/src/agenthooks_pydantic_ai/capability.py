@@ -1,0 +1,545 @@
+"""``AgentHooksCapability``: a Pydantic AI capability that reports every run to a HookBus.
+
+It wraps the run (``wrap_run``), each model request (``wrap_model_request``) and each tool
+execution (``wrap_tool_execute``), outermost in the capability chain, and hands each of them
+to a ``BridgeRun``: the bus's events, hook layers and middleware stacks, the run's lock, and
+exactly one terminal event per run. ``for_run`` gives every run its own instance, so one
+capability serves concurrent runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
+from pydantic_ai.exceptions import (
+    ApprovalRequired,
+    ToolFailed,
+    ToolFailedError,
+    ToolRetryError,
+)
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.run import AgentRunResult
+from pydantic_ai.tools import RunContext, ToolDefinition
+
+from agenthooks import (
+    AgentResponse,
+    Approve,
+    ChatMessage,
+    ChatStartContext,
+    Deny,
+    HookBus,
+    PendingCall,
+    ProviderRequest,
+    ProviderResponse,
+    ToolCall,
+)
+from agenthooks.bridges import BridgeRun, BridgeTool, RunDenied, ToolOutcome
+from agenthooks.errors import ToolValidationError
+from agenthooks.events import GROUPS
+
+from . import translate
+from .capabilities import CAPABILITIES
+
+_MODEL_EVENTS = GROUPS["model_call"]
+_TOOL_EVENTS = GROUPS["tool_call"]
+_ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
+ASK_REASON = "agenthooks_ask"
+"""The key of a deferred call's metadata that holds the ``Ask``'s reason."""
+
+
+class AgentHooksCapability(AbstractCapability[Any]):
+    """Run a Pydantic AI agent's hooks, guards, budgets and middleware from one HookBus.
+
+    Add it to an agent (``Agent(model, capabilities=[AgentHooksCapability(bus)])``) or to a
+    single run (``agent.run(prompt, capabilities=[...])``). It places itself outermost, so its
+    hook layer wraps every other capability, as the hook layer wraps the middleware on
+    agenthooks' own runtime.
+
+    Args:
+        bus: The bus whose handlers, guards and middleware apply to the agent's runs.
+        agent: The agent's name on every context; default: the Pydantic AI agent's ``name``,
+            else ``"agent"``.
+    """
+
+    def __init__(self, bus: HookBus, *, agent: str | None = None) -> None:
+        if not isinstance(bus, HookBus):
+            raise TypeError(
+                f"AgentHooksCapability takes an agenthooks HookBus, not {type(bus).__name__}"
+            )
+        self.bus = bus
+        self.agent = agent
+
+    def __repr__(self) -> str:
+        return f"AgentHooksCapability({self.bus!r})"
+
+    def get_ordering(self) -> CapabilityOrdering:
+        """Outermost: the hook layer sees what the model and the tools really get."""
+        return CapabilityOrdering(position="outermost")
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        """A fresh instance holding this run's state."""
+        return _RunHooks(self.bus, agent=self.agent)
+
+
+class _RunHooks(AgentHooksCapability):
+    """One run's instance: its ``BridgeRun`` and what the run carries between hooks."""
+
+    def __init__(self, bus: HookBus, *, agent: str | None = None) -> None:
+        super().__init__(bus, agent=agent)
+        self.run: BridgeRun | None = None
+        self.denied: Deny | None = None
+        """A Deny that ends the run: the next model request answers with its reason."""
+        self.denied_by = "on_chat_start"
+        self.prompt = ""
+        self.held: ChatMessage | None = None
+        """The last assistant message without tool calls: announced (``on_message``) after
+        ``post_agent`` when it is the answer, at the next turn when it is not."""
+        self.answered = False
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        return self
+
+    # --- the run ----------------------------------------------------------------------
+
+    async def wrap_run(
+        self, ctx: RunContext[Any], *, handler: Callable[[], Any]
+    ) -> AgentRunResult[Any]:
+        name = self.agent or getattr(ctx.agent, "name", None) or "agent"
+        run = BridgeRun(
+            self.bus,
+            CAPABILITIES,
+            agent=name,
+            run_id=ctx.run_id,
+            session_id=ctx.conversation_id,
+        )
+        self.run = run
+        async with run:
+            await self._start(run, ctx)
+            result: AgentRunResult[Any] = await handler()
+            return await self._finish(run, result)
+        raise AssertionError("unreachable: BridgeRun re-raises what ends the block")
+
+    async def _start(self, run: BridgeRun, ctx: RunContext[Any]) -> None:
+        tools = _tool_names(ctx)
+        prompt = ctx.prompt
+        if prompt is None:
+            # a run that goes on from a history (a resumed pause): no user message
+            got = await run.fire("on_chat_start", ChatStartContext, message="", tools=tools)
+            if isinstance(got, Deny):
+                CAPABILITIES.require("on_chat_start", "deny")
+                self.denied = got
+            return
+        text = prompt if isinstance(prompt, str) else _prompt_text(prompt)
+        self.prompt = text
+        got_message = await run.start(text, tools)
+        if isinstance(got_message, Deny):
+            self.denied = got_message
+            return
+        if got_message != text:
+            self.prompt = got_message
+            _rewrite_prompt(ctx, text, got_message)
+        if run.listened("on_message"):
+            await run.message(ChatMessage(role="user", content=self.prompt))
+
+    async def _finish(self, run: BridgeRun, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        await run.loop_end()
+        if self.denied is not None:
+            await run.done(run.denied_response(self.denied))
+            return result
+        output = result.output
+        if isinstance(output, DeferredToolRequests):
+            await self._flush_held(run)
+            await run.paused(self._paused_response(run, output))
+            return result
+        if not (_ANSWER_EVENTS & run.bus.listened) and self.held is None:
+            await run.done(AgentResponse())
+            return result
+        response = self._answer(run, result)
+        got = await run.post_agent(response, input=self.prompt)
+        if isinstance(got, Deny):
+            if not isinstance(output, str):
+                raise RunDenied(got.text(), event="post_agent")
+            result = _with_answer(result, got.text())
+            self.held = None
+            await run.done(run.denied_response(got, response.messages))
+            return result
+        if got is not response:
+            result = self._apply_answer(result, response, got)
+        if self.held is not None:
+            held, self.held = self.held, None
+            if got.content != held.content and got.content is not None:
+                held = held.model_copy(update={"content": got.content})
+            await run.message(held)
+        await run.done(got)
+        return result
+
+    def _answer(self, run: BridgeRun, result: AgentRunResult[Any]) -> AgentResponse:
+        output = result.output
+        held = self.held
+        content = output if isinstance(output, str) else held.content if held else None
+        return AgentResponse(
+            content=content,
+            messages=translate.chat_messages(result.new_messages()).messages,
+            usage=run.usage,
+            iterations=(run.iteration or 0) + (run.iteration is not None),
+            agent=run.agent,
+            output=output,
+        )
+
+    def _apply_answer(
+        self, result: AgentRunResult[Any], before: AgentResponse, after: AgentResponse
+    ) -> AgentRunResult[Any]:
+        output = result.output
+        if after.output is not before.output and after.output != before.output:
+            return replace(result, output=after.output)
+        if isinstance(output, str) and after.content != before.content:
+            return _with_answer(result, after.content or "")
+        return result
+
+    def _paused_response(self, run: BridgeRun, requests: DeferredToolRequests) -> AgentResponse:
+        pending = [
+            PendingCall(
+                call_id=part.tool_call_id,
+                tool=part.tool_name,
+                arguments=translate.tool_call(part).arguments,
+                reason=str(requests.metadata.get(part.tool_call_id, {}).get(ASK_REASON, "")),
+            )
+            for part in requests.approvals
+        ]
+        return AgentResponse(
+            finish_reason="paused",
+            usage=run.usage,
+            iterations=(run.iteration or 0) + (run.iteration is not None),
+            agent=run.agent,
+            pending=pending,
+        )
+
+    # --- model requests -----------------------------------------------------------------
+
+    async def wrap_model_request(
+        self,
+        ctx: RunContext[Any],
+        *,
+        request_context: ModelRequestContext,
+        handler: Callable[[ModelRequestContext], Any],
+    ) -> ModelResponse:
+        run = self.run
+        if run is None:  # pragma: no cover - wrap_run always runs first
+            return await handler(request_context)  # type: ignore[no-any-return]
+        if self.denied is not None:
+            return self._denied_answer(request_context, self.denied)
+        await self._flush_held(run)
+        await run.loop_start()
+        bus = run.bus
+        if not bus.provider_stack and _MODEL_EVENTS.isdisjoint(bus.listened):
+            response: ModelResponse = await handler(request_context)
+            run.usage = run.usage + translate.usage(response.usage)
+            await self._announce(run, response)
+            return response
+        view = translate.provider_request(request_context)
+        called = False
+
+        async def call(request: ProviderRequest) -> ProviderResponse:
+            nonlocal called
+            context = translate.apply_request(view, request, request_context)
+            if not called:
+                called = True
+                answer: ModelResponse = await handler(context)
+            else:
+                # Pydantic AI lets a wrapper call its handler once; a retrying middleware's
+                # further attempts go to the model itself
+                answer = await context.model.request(
+                    context.messages, context.model_settings, context.model_request_parameters
+                )
+            return translate.provider_response(answer)
+
+        got = await run.model_call(view.request, call)
+        if isinstance(got, Deny):
+            self.denied_by = "pre_request"
+            return self._denied_answer(request_context, got)
+        response = translate.model_response(got, None)
+        await self._announce(run, response)
+        return response
+
+    def _denied_answer(self, request_context: ModelRequestContext, deny: Deny) -> ModelResponse:
+        """The run ends denied: the reason is the answer where the output may be text, else
+        the caller gets ``RunDenied``."""
+        self.denied = deny
+        if not request_context.model_request_parameters.allow_text_output:
+            raise RunDenied(deny.text(), event=self.denied_by)
+        return ModelResponse(parts=[TextPart(content=deny.text())], finish_reason="stop")
+
+    async def _announce(self, run: BridgeRun, response: ModelResponse) -> None:
+        if not run.listened("on_message"):
+            return
+        message = translate.assistant_message(response)
+        if message is None:
+            return
+        if message.tool_calls:
+            await run.message(message)
+        else:
+            self.held = message
+
+    async def _flush_held(self, run: BridgeRun) -> None:
+        if self.held is not None:
+            held, self.held = self.held, None
+            await run.message(held)
+
+    # --- tool calls ---------------------------------------------------------------------
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[Any],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: dict[str, Any],
+        handler: Callable[[dict[str, Any]], Any],
+    ) -> Any:
+        run = self.run
+        if run is None:  # pragma: no cover - wrap_run always runs first
+            return await handler(args)
+        bus = run.bus
+        if not bus.tool_stack and _TOOL_EVENTS.isdisjoint(bus.listened):
+            return await self._plain_tool(run, call, args, handler)
+        raised: list[BaseException] = []
+
+        async def invoke(arguments: dict[str, Any]) -> Any:
+            try:
+                return await handler(arguments)
+            except (ToolRetryError, ToolFailedError) as exc:
+                # what the tool raised (ModelRetry, ToolFailed) is what hooks see
+                raised.append(exc)
+                cause = exc.__cause__
+                if isinstance(cause, Exception):
+                    raise cause from None
+                raise
+            except Exception as exc:
+                raised.append(exc)
+                raise
+
+        outcome = await run.tool_call(
+            ToolCall(id=call.tool_call_id, name=call.tool_name, arguments=args),
+            _bridge_tool(ctx, tool_def),
+            invoke,
+            approved=ctx.tool_call_approved,
+        )
+        return await self._settle(run, outcome, raised)
+
+    async def _plain_tool(
+        self,
+        run: BridgeRun,
+        call: ToolCallPart,
+        args: dict[str, Any],
+        handler: Callable[[dict[str, Any]], Any],
+    ) -> Any:
+        if not run.listened("on_message"):
+            return await handler(args)
+        try:
+            result = await handler(args)
+        except (ToolRetryError, ToolFailedError) as exc:
+            await run.message(_framework_tool_message(call, exc))
+            raise
+        text = result if isinstance(result, str) else _text(result)
+        await run.message(
+            ChatMessage(
+                role="tool", content=text, tool_call_id=call.tool_call_id, name=call.tool_name
+            )
+        )
+        return result
+
+    async def _settle(
+        self, run: BridgeRun, outcome: ToolOutcome, raised: list[BaseException]
+    ) -> Any:
+        call = outcome.call
+        if outcome.asked is not None:
+            # the framework's own human in the loop: the run ends with DeferredToolRequests
+            raise ApprovalRequired(metadata={ASK_REASON: outcome.asked})
+        if outcome.terminate:
+            CAPABILITIES.require(
+                "on_tool_call_error" if outcome.is_error else "on_tool_call_result", "terminate"
+            )
+        error = outcome.error
+        if error is not None:
+            if raised and (error is raised[-1] or error is raised[-1].__cause__):
+                # the tool's own exception, nothing recovered it: the framework goes on as it
+                # would without the bridge (a retry prompt, a failed result, or the run fails)
+                original = raised[-1]
+                if isinstance(original, (ToolRetryError, ToolFailedError)) and run.listened(
+                    "on_message"
+                ):
+                    await run.message(_tool_message(call, _framework_text(original), is_error=True))
+                raise original
+            text = outcome.error_text()
+            if run.listened("on_message"):
+                await run.message(_tool_message(call, text, is_error=True))
+            if outcome.denied:
+                return ToolDenied(text)
+            raise ToolFailed(text)
+        if run.listened("on_message"):
+            text = outcome.text if outcome.text is not None else _text(outcome.result)
+            await run.message(_tool_message(call, text, is_error=False))
+        return outcome.result
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _tool_names(ctx: RunContext[Any]) -> list[str]:
+    manager = ctx.tool_manager
+    if manager is None or manager.tools is None:
+        return []
+    return [name for name, tool in manager.tools.items() if tool.tool_def.kind != "output"]
+
+
+def _prompt_text(prompt: Sequence[Any]) -> str:
+    return "\n".join(item for item in prompt if isinstance(item, str))
+
+
+def _rewrite_prompt(ctx: RunContext[Any], before: str, after: str) -> None:
+    """Put the handler's user message where the framework reads the prompt from.
+
+    The run's first request is built from ``ctx.prompt`` after ``wrap_run`` starts, so
+    replacing it there is what the model gets and what the history records.
+    """
+    prompt = ctx.prompt
+    if isinstance(prompt, str):
+        ctx.prompt = after
+        return
+    # a prompt with images or files: the text items become the handler's text, in place of
+    # the first one; the other items stay
+    items: list[Any] = []
+    placed = False
+    for item in prompt or ():
+        if isinstance(item, str):
+            if not placed:
+                items.append(after)
+                placed = True
+        else:
+            items.append(item)
+    if not placed:
+        items.insert(0, after)
+    ctx.prompt = items
+
+
+def _bridge_tool(ctx: RunContext[Any], tool_def: ToolDefinition) -> BridgeTool:
+    manager = ctx.tool_manager
+    tool = manager.tools.get(tool_def.name) if manager is not None and manager.tools else None
+    validator = tool.args_validator if tool is not None else None
+
+    def validate(arguments: dict[str, Any]) -> dict[str, Any]:
+        if validator is None:
+            return dict(arguments)
+        try:
+            validated = validator.validate_python(arguments, context=ctx.validation_context)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise ToolValidationError(
+                f"invalid arguments for tool {tool_def.name!r}: {problems}"
+            ) from exc
+        return dict(validated)
+
+    return BridgeTool(
+        tool_def.name,
+        tool_def.description or "",
+        tool_def.parameters_json_schema,
+        validate=validate,
+        original=tool_def,
+    )
+
+
+def _text(result: Any) -> str:
+    if isinstance(result, str):
+        return result
+    try:
+        import json
+
+        return json.dumps(result, default=str)
+    except (TypeError, ValueError):
+        return str(result)
+
+
+def _tool_message(call: ToolCall, text: str, *, is_error: bool) -> ChatMessage:
+    return ChatMessage(
+        role="tool", content=text, tool_call_id=call.id, name=call.name, is_error=is_error
+    )
+
+
+def _framework_text(exc: ToolRetryError | ToolFailedError) -> str:
+    """What the model reads for a retry or failure the framework itself answers a call with."""
+    part = exc.tool_retry if isinstance(exc, ToolRetryError) else exc.tool_failed
+    if isinstance(part, ToolReturnPart):
+        return part.model_response_str()
+    content = part.content
+    return content if isinstance(content, str) else _text(content)
+
+
+def _framework_tool_message(
+    call: ToolCallPart, exc: ToolRetryError | ToolFailedError
+) -> ChatMessage:
+    return _tool_message(
+        ToolCall(id=call.tool_call_id, name=call.tool_name), _framework_text(exc), is_error=True
+    )
+
+
+def _with_answer(result: AgentRunResult[Any], text: str) -> AgentRunResult[Any]:
+    """``result`` answering ``text``: its output, and the text of the last response in the
+    run's history (what a stored conversation keeps)."""
+    history: list[ModelMessage] = result.all_messages()
+    if history and isinstance(history[-1], ModelResponse):
+        last = history[-1]
+        history[-1] = translate.model_response(
+            ProviderResponse(
+                content=text,
+                tool_calls=translate.provider_response(last).tool_calls,
+                thinking_blocks=translate.provider_response(last).thinking_blocks,
+            ),
+            last,
+        )
+    return replace(result, output=text)
+
+
+def resume_results(decisions: Mapping[str, Approve | Deny]) -> DeferredToolResults:
+    """The ``DeferredToolResults`` that resume a paused run with agenthooks' answers.
+
+    ``Approve()`` runs the call through the normal tool path (hooks and guards apply; an
+    ``Ask`` for it counts as ``None``); ``Deny(reason)``: the tool never runs and the model
+    reads ``reason`` as the call's result.
+
+    Args:
+        decisions: Per pending call id (``AgentResponse.pending[i].call_id``, the same as
+            ``DeferredToolRequests.approvals[i].tool_call_id``), the answer.
+
+    Raises:
+        TypeError: An answer is neither ``Approve()`` nor ``Deny(...)``.
+    """
+    approvals: dict[str, bool | ToolDenied] = {}
+    for call_id, decision in decisions.items():
+        if isinstance(decision, Approve):
+            approvals[call_id] = True
+        elif isinstance(decision, Deny):
+            approvals[call_id] = ToolDenied(decision.text())
+        else:
+            raise TypeError(
+                f"the answer for call {call_id!r} is {decision!r}: answer with Approve() or "
+                "Deny(reason)"
+            )
+    return DeferredToolResults(approvals=dict(approvals))
+
+
+__all__ = ["ASK_REASON", "AgentHooksCapability", "resume_results"]
