@@ -15,8 +15,10 @@ from ._construct import build
 
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal[
-    "stop", "length", "content_filter", "denied", "stopped", "terminated", "paused"
+    "stop", "length", "content_filter", "denied", "stopped", "terminated", "paused", "pause_turn"
 ]
+"""How a run ended; a reason the runtime does not act on is reported as the provider sent it
+(``AgentResponse.finish_reason`` may hold another string)."""
 
 
 class ToolCall(BaseModel):
@@ -169,10 +171,13 @@ class AgentResponse(BaseModel):
     validated final answer (an instance of the agent's ``output_type``), else ``None``. A
     paused run (``finish_reason="paused"``) lists the calls it waits on in ``pending``; a resumed run's
     response covers the whole run (its messages, usage and iterations since it started).
+    ``finish_reason`` is never rewritten: ``"pause_turn"`` (Anthropic: a server-side tool paused
+    the turn; continue it with another ``chat()``) and any other reason the provider sent are
+    reported as sent.
     """
 
     content: str | None = None
-    finish_reason: FinishReason = "stop"
+    finish_reason: FinishReason | str = "stop"
     messages: list[ChatMessage] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     iterations: int = 0

@@ -288,7 +288,7 @@ CATALOG: dict[str, EventSpec] = {
             match=_TOOL,
             groups=_s("tool_call"),
             aliases=("onToolCallError", "ToolError", "OnToolError", "tool_error"),
-            doc="when a tool call errors (handler, validation, unknown, disabled, denied)",
+            doc="when a tool call errors (handler, validation, unknown, disabled, denied, truncated)",
         ),
         EventSpec(
             "on_loop_end",

@@ -262,8 +262,9 @@ class ToolCallResultContext(_ToolEvent):
 
 class ToolCallErrorContext(_ToolEvent):
     """``on_tool_call_error``: a tool call failed; ``source`` is ``handler``, ``validation``,
-    ``unknown_tool``, ``disabled`` or ``denied``. Returns: ``{"error": exc}`` replaces,
-    ``{"result": value}`` recovers (first wins; ignored for ``denied``), ``{"terminate": True}``."""
+    ``unknown_tool``, ``disabled``, ``denied`` or ``truncated`` (the answer was cut off by the
+    token limit, so the call did not run: ``TruncatedCallError``). Returns: ``{"error": exc}``
+    replaces, ``{"result": value}`` recovers (first wins; ignored for ``denied``), ``{"terminate": True}``."""
 
     error: BaseException | str | None = None
     source: str = "handler"

@@ -48,7 +48,8 @@ def add_output_tool(body: JSONObject, request: ProviderRequest, fmt: ResponseFor
 
 def answer_of(response: ProviderResponse, fmt: ResponseFormat) -> tuple[ProviderResponse, bool]:
     """``response`` with a call of the output tool turned into its answer: the call's input
-    as JSON text in ``content``, no tool calls, ``finish_reason="stop"``; True when it was.
+    as JSON text in ``content``, no tool calls, ``finish_reason="stop"`` (``"length"`` stays:
+    the answer was cut off); True when it was.
     Asked together with other tools, the output call is dropped (those tools run first and
     the model answers again)."""
     answers = [call for call in response.tool_calls if call.name == fmt.name]
@@ -61,7 +62,9 @@ def answer_of(response: ProviderResponse, fmt: ResponseFormat) -> tuple[Provider
     text = call.raw_arguments
     if text is None:
         text = json.dumps(call.arguments, ensure_ascii=False)
-    update = {"content": text, "tool_calls": [], "finish_reason": "stop"}
+    # the call is the answer: "tool_calls" no longer says anything; a cut-off answer stays so
+    finish = "stop" if response.finish_reason == "tool_calls" else response.finish_reason
+    update = {"content": text, "tool_calls": [], "finish_reason": finish}
     return response.model_copy(update=update), True
 
 

@@ -63,14 +63,17 @@ class BatchOrder:
 
 
 class Batch:
-    """One assistant message's calls: their flights so far, and the order when parallel."""
+    """One assistant message's calls: their flights so far, the order when parallel, and
+    whether the answer that made them was cut off by the token limit (``cut_off``: none of
+    them runs, see ``tool_call.resolve``)."""
 
-    __slots__ = ("run", "flights", "order", "app")
+    __slots__ = ("run", "flights", "order", "app", "cut_off")
 
-    def __init__(self, run: Run, order: BatchOrder | None) -> None:
+    def __init__(self, run: Run, order: BatchOrder | None, cut_off: bool = False) -> None:
         self.run = run
         self.flights: list[Flight] = []
         self.order = order
+        self.cut_off = cut_off
         self.app = run.stacks.tool
         """The tool call as built when the batch started (a registration during the batch
         applies from the next one)."""
@@ -85,20 +88,21 @@ class Batch:
         return await refuse_handoff(self.run, flight.call, tool.handoff, earlier)
 
 
-async def run_tool_batch(run: Run, calls: list[ToolCall]) -> bool:
+async def run_tool_batch(run: Run, calls: list[ToolCall], cut_off: bool = False) -> bool:
     """Run ``calls`` and write their tool messages; True when every call (at least one) asked
     to end the run (``terminate``). Calls a hook asked about get no message: they are added
     to ``run.pending`` (the run then pauses), and a handoff the batch claimed waits in
-    ``run.handoff`` until the run is resumed."""
+    ``run.handoff`` until the run is resumed. ``cut_off``: the answer stopped on the token
+    limit, so every call gets a ``TruncatedCallError`` instead of running."""
     if run.agent.parallel_tool_calls and len(calls) > 1:
-        batch = Batch(run, BatchOrder(len(calls)))
+        batch = Batch(run, BatchOrder(len(calls)), cut_off)
         run.serial = HookTurn()
         try:
             outcomes = await _gather(tool_call(run, c, batch, i) for i, c in enumerate(calls))
         finally:
             run.serial = None
     else:
-        batch = Batch(run, None)
+        batch = Batch(run, None, cut_off)
         outcomes = []
         for i, call in enumerate(calls):
             outcomes.append(await tool_call(run, call, batch, i))

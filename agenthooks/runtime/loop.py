@@ -4,7 +4,9 @@ on_loop_start → transform_context → pre_request → (stream) → on_response
 → tool calls → on_loop_end → prepare_next_turn → should_stop → next turn. A response without
 tool calls ends the loop; its message is held back until ``post_agent`` allowed it. With an
 ``output_type``, that answer is checked first (``on_output``); a rejected one and its
-correction are committed and the loop goes on (``output.py``).
+correction are committed and the loop goes on (``output.py``). The finish reason is the
+provider's, never rewritten. The calls of an answer the token limit cut off (``CUT_OFF``) do
+not run: each gets a tool error (``tool_call.resolve``) and the loop goes on.
 A batch with a call a hook asked about (``Ask``) ends the loop after ``on_loop_end``: the
 run pauses.
 """
@@ -35,7 +37,9 @@ from .trusted import chat_message, context, provider_request
 if TYPE_CHECKING:
     from .agent import Agent
 
-_FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter"}
+CUT_OFF = frozenset({"length", "max_tokens"})
+"""Finish reasons that say the token limit cut the answer (``max_tokens``: Anthropic's own,
+from a provider that passes it through)."""
 _BETWEEN_TURNS = GROUPS["between_turns"]
 
 
@@ -103,7 +107,7 @@ async def run_turns(run: Run) -> Ended:
         usage = response.usage
         if usage.total_tokens or usage.input_tokens or usage.output_tokens or usage.cost:
             run.spend(usage)
-        finish = _FINISH.get(response.finish_reason, "stop")
+        finish = response.finish_reason  # never rewritten: a reason not acted on is reported
         if not response.tool_calls:
             held = chat_message(
                 "assistant", response.content, [], thinking_blocks=list(response.thinking_blocks)
@@ -128,7 +132,7 @@ async def run_turns(run: Run) -> Ended:
             thinking_blocks=list(response.thinking_blocks),
         )
         await run.commit(assistant)
-        terminated = await run_tool_batch(run, assistant.tool_calls)
+        terminated = await run_tool_batch(run, assistant.tool_calls, finish in CUT_OFF)
         await run.fire("on_loop_end", LoopEndContext)
         ended = await after_tools(run, agent, assistant, terminated)
         if ended is not None:
@@ -229,4 +233,4 @@ async def stop(run: Run, reason: str) -> None:
     await run.fire("on_stop", StopContext, reason=reason)
 
 
-__all__ = ["Ended", "after_tools", "over_budget", "run_turns", "stop"]
+__all__ = ["CUT_OFF", "Ended", "after_tools", "over_budget", "run_turns", "stop"]

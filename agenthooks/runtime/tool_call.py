@@ -16,7 +16,12 @@ from pydantic import ValidationError
 
 from .._construct import build
 from ..decisions import ASK_ANSWERED
-from ..errors import DisabledToolError, ToolValidationError, UnknownToolError
+from ..errors import (
+    DisabledToolError,
+    ToolValidationError,
+    TruncatedCallError,
+    UnknownToolError,
+)
 from ..events.contexts import PreToolCallContext
 from ..messages import ChatMessage, PendingCall, ToolCall
 from ..tools import Tool
@@ -97,17 +102,27 @@ async def tool_call(
 
 
 def resolve(flight: Flight) -> None:
-    """Find the tool and validate the arguments; an unknown tool, a disabled scope or invalid
-    arguments set the outcome (the hooks' before-phase is skipped for them). The call the
-    hooks see carries the validated arguments: the values the tool will get."""
+    """Find the tool and validate the arguments; a call of a cut-off answer, an unknown tool,
+    a disabled scope or invalid arguments set the outcome (the hooks' before-phase is skipped
+    for them). The call the hooks see carries the validated arguments: the values the tool
+    will get."""
     call, run = flight.call, flight.run
+    if flight.batch is not None and flight.batch.cut_off:
+        # the token limit cut the answer: any of its calls may be incomplete (arguments cut
+        # short, or none sent at all and the tool's defaults would apply), so none runs
+        error: Exception = TruncatedCallError(
+            f"tool call {call.name!r} was not run: the response was cut off (token limit) "
+            "before the call was complete"
+        )
+        flight.outcome = ToolOutcome(call, error=error, source="truncated")
+        return
     scopes = run.agent.scopes
     found = scopes.index.get(call.name)
     if found is None or found[1].tools.get(call.name) is not found[0]:
         found = scopes.lookup(call.name)
     if found is None:
         offered = ", ".join(run.agent.scopes.names()) or "none"
-        error: Exception = UnknownToolError(f'unknown tool "{call.name}"; the tools are: {offered}')
+        error = UnknownToolError(f'unknown tool "{call.name}"; the tools are: {offered}')
         flight.outcome = ToolOutcome(call, error=error, source="unknown_tool")
         return
     flight.tool, flight.scope = found
