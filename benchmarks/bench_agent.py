@@ -16,6 +16,8 @@ import tracemalloc
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pathtrace import trace
+
 from agenthooks import (
     Agent,
     Middleware,
@@ -25,7 +27,6 @@ from agenthooks import (
     ToolCall,
     tool,
 )
-from agenthooks.pathtrace import trace
 from agenthooks.providers import ScriptedProvider
 
 CALL = ToolCall(id="call_1", name="add", arguments={"a": 2, "b": 3})
@@ -259,7 +260,7 @@ async def live_memory(runs: int = 2_000) -> tuple[float, float]:
 
 def hops_per_tool_call() -> tuple[int, int]:
     """Agenthooks calls and module hops one more tool call costs, with a ``pre_tool_call``
-    hook, an ``on_tool_call_result`` hook and a tool middleware (``agenthooks.pathtrace``)."""
+    hook, an ``on_tool_call_result`` hook and a tool middleware (``pathtrace.py``)."""
 
     class Passthrough(Middleware):
         async def wrap(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
