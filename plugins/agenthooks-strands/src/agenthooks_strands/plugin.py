@@ -34,7 +34,7 @@ from agenthooks import (
     ToolCall,
 )
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
-from agenthooks.errors import ToolValidationError, ends_run
+from agenthooks.errors import HOOK_MARK, ToolValidationError, UnsupportedReturnError, ends_run
 from agenthooks.events import GROUPS, RunResumedContext, ToolCallErrorContext
 from strands.hooks import AfterToolsEvent, MessageAddedEvent
 from strands.interrupt import InterruptException
@@ -277,6 +277,7 @@ class AgentHooksPlugin(Plugin):
         async def call(request: Any) -> ProviderResponse:
             call_ctx = ctx
             if request is not view.request and request != view.request:
+                _require_same_call(view.request, request)
                 call_ctx = ctx.replace(
                     messages=from_chat_messages(request.messages, view.transcript),
                     system_prompt=system_back(request.system, view.system_prompt),
@@ -537,6 +538,26 @@ def _ours(state: _State, exc: Exception) -> BaseException:
     if type(exc).__name__ == "EventLoopException" and cause is not None and _hook_error(cause):
         return cause
     return exc
+
+
+_PER_AGENT = ("model", "temperature", "reasoning_effort", "response_format", "tool_choice")
+
+
+def _require_same_call(original: Any, request: Any) -> None:
+    """A request rewrite may change the messages, the instructions and the tools; the model and
+    its settings belong to the Strands agent's ``Model``, not to one call."""
+    for field in _PER_AGENT:
+        if getattr(request, field) != getattr(original, field):
+            error = UnsupportedReturnError(
+                "pre_request",
+                f"request.{field}",
+                CAPABILITIES.framework,
+                f"Strands calls the agent's own Model; its {field} is set on that Model, "
+                "not per call",
+            )
+            # a hook's return, not the model's failure: on_model_error must not hear it
+            setattr(error, HOOK_MARK, "pre_request")
+            raise error
 
 
 def _hook_error(exc: BaseException) -> bool:
