@@ -1,0 +1,123 @@
+"""The agents a bridged run runs: clones of the user's agents with hooked models, tools and
+handoffs. The user's agents are never changed (``Agent.clone`` is a shallow copy; every list
+the clone changes is a new list)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from agenthooks import Ask, Deny
+from agenthooks.events import HandoffContext, PreHandoffContext
+from agents import Agent
+from agents.handoffs import Handoff, handoff
+from agents.models.interface import Model, ModelProvider
+from agents.run_context import RunContextWrapper
+from agents.tool import FunctionTool
+
+from .capabilities import CAPABILITIES
+from .model import HookedModel
+from .scope import current
+from .tools import HookedTool
+
+
+def model_name(model: Model) -> str:
+    """The name a model goes by in requests (its ``model`` attribute, else its class)."""
+    name = getattr(model, "model", None)
+    return name if isinstance(name, str) else type(model).__name__
+
+
+class HookedProvider(ModelProvider):
+    """A run's model provider whose models are hooked (agents that name their model)."""
+
+    def __init__(self, inner: ModelProvider) -> None:
+        self.inner = inner
+
+    def get_model(self, model_name: str | None) -> Model:
+        model = self.inner.get_model(model_name)
+        if isinstance(model, HookedModel):
+            return model
+        return HookedModel(model, model_name or getattr(model, "model", "") or "")
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class Cloner:
+    """Clones an agent graph (handoff targets included, cycles once)."""
+
+    def __init__(self, with_approvals: bool) -> None:
+        self.with_approvals = with_approvals
+        self.clones: dict[int, Agent[Any]] = {}
+        self._keep: list[Agent[Any]] = []  # the originals, so their ids stay theirs
+
+    def clone(self, agent: Agent[Any]) -> Agent[Any]:
+        """The hooked clone of ``agent`` (the same clone for the same agent)."""
+        found = self.clones.get(id(agent))
+        if found is not None:
+            return found
+        model = agent.model
+        changes: dict[str, Any] = {
+            # passed explicitly: a new model alone would reset settings the SDK derived
+            "model_settings": agent.model_settings,
+            "tools": [
+                HookedTool(t).build(self.with_approvals) if isinstance(t, FunctionTool) else t
+                for t in agent.tools
+            ],
+        }
+        if isinstance(model, Model) and not isinstance(model, HookedModel):
+            changes["model"] = HookedModel(model, model_name(model))
+        clone = agent.clone(**changes)
+        self.clones[id(agent)] = clone
+        self._keep.append(agent)
+        clone.handoffs = [self._handoff(agent, item) for item in agent.handoffs]
+        return clone
+
+    def _handoff(self, owner: Agent[Any], item: Agent[Any] | Handoff[Any, Any]) -> Handoff[Any, Any]:
+        source = item if isinstance(item, Handoff) else handoff(item)
+        if isinstance(item, Agent):
+            self.clone(item)
+        hooked = copy.copy(source)
+        hooked.on_invoke_handoff = _HandoffInvoker(self, source, owner.name)
+        return hooked
+
+
+class _HandoffInvoker:
+    """A handoff of a cloned agent: ``pre_handoff``, the SDK's handoff (to the target's
+    clone), ``on_handoff``."""
+
+    def __init__(self, cloner: Cloner, source: Handoff[Any, Any], from_agent: str) -> None:
+        self.cloner = cloner
+        self.source = source
+        self.from_agent = from_agent
+
+    async def __call__(self, ctx: RunContextWrapper[Any], input_json: str) -> Agent[Any]:
+        scope = current()
+        if scope is None:
+            return self.cloner.clone(await self.source.on_invoke_handoff(ctx, input_json))
+        run = scope.run
+        to_agent = self.source.agent_name
+        try:
+            got = await run.fire(
+                "pre_handoff", PreHandoffContext, from_agent=self.from_agent, to_agent=to_agent
+            )
+            if isinstance(got, Deny):
+                CAPABILITIES.require("pre_handoff", "deny")
+            elif isinstance(got, Ask):
+                CAPABILITIES.require("pre_handoff", "ask")
+        except Exception as exc:
+            scope.raised(exc)
+            raise
+        target = self.cloner.clone(await self.source.on_invoke_handoff(ctx, input_json))
+        run.agent = target.name
+        try:
+            await run.fire(
+                "on_handoff", HandoffContext, from_agent=self.from_agent, to_agent=to_agent
+            )
+        except Exception as exc:
+            scope.raised(exc)
+            raise
+        return target
+
+
+__all__ = ["Cloner", "HookedProvider", "model_name"]

@@ -1,0 +1,478 @@
+"""The model of a cloned agent: the SDK's own model behind the bus's hook layer.
+
+Each call of the SDK (``get_response``, or ``stream_response`` for a streamed run) is one model
+turn of the bridged run: ``on_loop_start``, then ``transform_context`` → ``pre_request`` → the
+bus's provider middleware → the SDK's model → ``on_response`` / ``on_model_error``, then the
+assistant message (``on_message``); an answer without tool work goes through ``post_agent``
+first, so what the SDK keeps, returns and stores is what ``post_agent`` allowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agenthooks import AgentResponse, Deny
+from agenthooks.bridges import BridgeRun, RunDenied
+from agenthooks.events import (
+    GROUPS,
+    StreamChunkContext,
+    StreamContext,
+    StreamEndContext,
+    StreamErrorContext,
+    TransformContextContext,
+)
+from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse
+from agents.agent_output import AgentOutputSchemaBase
+from agents.exceptions import ModelBehaviorError
+from agents.handoffs import Handoff
+from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+from agents.model_settings import ModelSettings
+from agents.models.interface import Model, ModelTracing
+from agents.tool import Tool
+from agents.usage import Usage as SDKUsage
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseTextDeltaEvent,
+    ResponseUsage,
+)
+from openai.types.responses.response_prompt_param import ResponsePromptParam
+from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+from .scope import RunScope, current
+from .translate import (
+    ModelInput,
+    SentRequest,
+    from_request,
+    from_response,
+    has_tool_work,
+    text_response,
+    to_request,
+    to_response,
+    replace_user_text,
+    to_usage,
+)
+
+_MODEL_EVENTS = GROUPS["model_call"] | {"transform_context"}
+_STREAM_EVENTS = GROUPS["stream"]
+
+
+def _hooked(run: BridgeRun) -> bool:
+    """Whether a model call of ``run`` goes through the hook layer (anyone listening to the
+    model events, or middleware on the provider stack); else the SDK's model is called as is
+    and nothing is translated."""
+    bus = run.bus
+    return bool(bus.provider_stack) or not _MODEL_EVENTS.isdisjoint(bus.listened)
+
+
+def _plain(schema: AgentOutputSchemaBase | None) -> bool:
+    return schema is None or schema.is_plain_text()
+
+
+class HookedModel(Model):
+    """The SDK model ``inner`` (named ``name`` in requests) with the bridged run's hooks
+    around it. Outside an ``AgentHooksRunner`` run it is ``inner`` unchanged.
+    """
+
+    def __init__(self, inner: Model, name: str) -> None:
+        self.inner = inner
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"HookedModel({self.inner!r})"
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    async def _cleanup_on_run_end(self, owner: object) -> None:
+        # the SDK's hook for run-scoped resources of its models: the inner model's, unchanged
+        await self.inner._cleanup_on_run_end(owner)
+
+    def get_retry_advice(self, request: Any) -> Any:
+        return self.inner.get_retry_advice(request)
+
+    # --- one turn --------------------------------------------------------------------------
+
+    async def _enter(self, scope: RunScope) -> BridgeRun:
+        if scope.ready is not None and not scope.ready.is_set():
+            await scope.ready.wait()  # a streamed run's start events run first
+        if scope.refused is not None:
+            raise scope.refused
+        run = scope.run
+        await run.loop_start()
+        return run
+
+    async def _transform(self, run: BridgeRun, sent: SentRequest) -> SentRequest:
+        if "transform_context" not in run.bus.listened:
+            return sent
+        got = await run.fire(
+            "transform_context", TransformContextContext, messages=list(sent.request.messages)
+        )
+        if isinstance(got, TransformContextContext) and got.messages != sent.request.messages:
+            run.capabilities.require("transform_context", "messages")
+            request = sent.request.model_copy(update={"messages": list(got.messages)})
+            call = from_request(sent, request)
+            return to_request(call, self.name)
+        return sent
+
+    async def _after(
+        self,
+        scope: RunScope,
+        response: ModelResponse,
+        translated: ProviderResponse | None,
+        schema: AgentOutputSchemaBase | None,
+    ) -> ModelResponse:
+        """The assistant message of a turn: an answer goes through ``post_agent`` first."""
+        run = scope.run
+        listened = run.bus.listened
+        if has_tool_work(response):
+            if "on_message" in listened:
+                got = translated or to_response(response)
+                await run.message(
+                    ChatMessage(role="assistant", content=got.content, tool_calls=got.tool_calls)
+                )
+            return response
+        if "post_agent" in listened or "on_message" in listened:
+            got = translated or to_response(response)
+            content = got.content
+            if "post_agent" in listened:
+                answer = AgentResponse(
+                    content=content,
+                    usage=run.usage,
+                    iterations=(run.iteration or 0) + 1,
+                    agent=run.agent,
+                )
+                verdict = await run.post_agent(answer, input=scope.input)
+                scope.answered = True
+                if isinstance(verdict, Deny):
+                    return self._deny(scope, verdict, schema, "post_agent")
+                if verdict is not answer and verdict.content != content:
+                    content = verdict.content
+                    changed = got.model_copy(update={"content": content})
+                    response = from_response(changed, got)
+            scope.answered = True
+            await run.message(ChatMessage(role="assistant", content=content))
+        scope.answered = True
+        return response
+
+    def _deny(
+        self, scope: RunScope, deny: Deny, schema: AgentOutputSchemaBase | None, event: str
+    ) -> ModelResponse:
+        """A deny that ends the run: the reason is the agent's answer, where the SDK can take
+        a text answer; for a structured ``output_type`` it cannot, and the caller gets
+        ``RunDenied``."""
+        scope.denied = deny
+        reason = deny.text()
+        if not _plain(schema):
+            raise scope.raised(RunDenied(reason, event=event))
+        return text_response(reason)
+
+    # --- get_response ----------------------------------------------------------------------
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff[Any, Any]],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        scope = current()
+        if scope is None:
+            return await self.inner.get_response(
+                system_instructions,
+                input,
+                model_settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+        run = await self._enter(scope)
+        if scope.rewritten is not None:
+            input = replace_user_text(input, *scope.rewritten)
+        if not _hooked(run):
+            response = await self.inner.get_response(
+                system_instructions,
+                input,
+                model_settings,
+                tools,
+                output_schema,
+                handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+            run.usage = run.usage + to_usage(response.usage)
+            return await self._after(scope, response, None, output_schema)
+
+        sent = to_request(
+            ModelInput(system_instructions, input, model_settings, tools, handoffs), self.name
+        )
+        sent = await self._transform(run, sent)
+        produced: list[ProviderResponse] = []
+
+        async def call(request: ProviderRequest) -> ProviderResponse:
+            c = from_request(sent, request)
+            raw = await self.inner.get_response(
+                c.system,
+                c.input,
+                c.settings,
+                c.tools,
+                output_schema,
+                c.handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+            got = to_response(raw)
+            produced.append(got)
+            return got
+
+        got = await run.model_call(sent.request, call)
+        if isinstance(got, Deny):
+            return self._deny(scope, got, output_schema, "pre_request")
+        original = produced[-1] if produced else None
+        response = from_response(got, original)
+        return await self._after(scope, response, got, output_schema)
+
+    # --- stream_response -------------------------------------------------------------------
+
+    async def stream_response(  # type: ignore[override]
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff[Any, Any]],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        scope = current()
+
+        def stream(c: ModelInput) -> AsyncIterator[TResponseStreamEvent]:
+            return self.inner.stream_response(
+                c.system,
+                c.input,
+                c.settings,
+                c.tools,
+                output_schema,
+                c.handoffs,
+                tracing,
+                previous_response_id=previous_response_id,
+                conversation_id=conversation_id,
+                prompt=prompt,
+            )
+
+        if scope is None:
+            async for event in stream(
+                ModelInput(system_instructions, input, model_settings, tools, handoffs)
+            ):
+                yield event
+            return
+        run = await self._enter(scope)
+        if scope.rewritten is not None:
+            input = replace_user_text(input, *scope.rewritten)
+        asked = ModelInput(system_instructions, input, model_settings, tools, handoffs)
+        hooked = _hooked(run)
+        streamed = not _STREAM_EVENTS.isdisjoint(run.bus.listened)
+        if not hooked:
+            completed: ResponseCompletedEvent | None = None
+            request = ProviderRequest(model=self.name) if streamed else None
+            feed = _Feed(run, request, held=False) if streamed else None
+            if feed is not None:
+                await feed.start()
+            try:
+                async for event in stream(asked):
+                    if isinstance(event, ResponseCompletedEvent):
+                        completed = event
+                        continue  # held until the answer's verdict
+                    if feed is not None:
+                        await feed.chunk(event)
+                    yield event
+            except Exception as exc:
+                if feed is not None:
+                    await feed.error(exc)
+                raise
+            if completed is None:
+                raise ModelBehaviorError("Model did not produce a final response!")
+            raw = _model_response(completed.response)
+            run.usage = run.usage + to_usage(raw.usage)
+            if feed is not None:
+                await feed.end(to_response(raw))
+            final = await self._after(scope, raw, None, output_schema)
+            yield completed if final is raw else _completed(completed, final, self.name)
+            return
+
+        sent = to_request(asked, self.name)
+        sent = await self._transform(run, sent)
+        queue: asyncio.Queue[TResponseStreamEvent] = asyncio.Queue()
+        produced: list[tuple[ProviderResponse, ResponseCompletedEvent]] = []
+
+        async def call(request: ProviderRequest) -> ProviderResponse:
+            feed = _Feed(run, request, held=True) if streamed else None
+            if feed is not None:
+                await feed.start()
+            last: ResponseCompletedEvent | None = None
+            try:
+                async for event in stream(from_request(sent, request)):
+                    if isinstance(event, ResponseCompletedEvent):
+                        last = event
+                        continue
+                    if feed is not None:
+                        await feed.chunk(event)
+                    queue.put_nowait(event)
+            except Exception as exc:
+                if feed is not None:
+                    await feed.error(exc)
+                raise
+            if last is None:
+                raise ModelBehaviorError("Model did not produce a final response!")
+            got = to_response(_model_response(last.response))
+            if feed is not None:
+                await feed.end(got)
+            produced.append((got, last))
+            return got
+
+        task = asyncio.ensure_future(run.model_call(sent.request, call))
+        try:
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    yield getter.result()
+                    continue
+                getter.cancel()
+                while not queue.empty():
+                    yield queue.get_nowait()
+                break
+            got = task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+        if isinstance(got, Deny):
+            final = self._deny(scope, got, output_schema, "pre_request")
+            yield _completed(None, final, self.name)
+            return
+        original, last = produced[-1] if produced else (None, None)
+        response = from_response(got, original)
+        final = await self._after(scope, response, got, output_schema)
+        if last is not None and got is original and final is response:
+            yield last
+        else:
+            yield _completed(last, final, self.name)
+
+
+class _Feed:
+    """The stream events of one streamed model call. ``held``: the call runs inside the hook
+    layer, which holds the run's lock, so the events are dispatched under it directly."""
+
+    def __init__(self, run: BridgeRun, request: ProviderRequest | None, *, held: bool) -> None:
+        self.run = run
+        self.request = request or ProviderRequest()
+        self.held = held
+        self.accumulated = ""
+
+    async def _fire(self, event: str, cls: type[StreamContext], **values: Any) -> None:
+        run = self.run
+        if event not in run.bus.listened:
+            return
+        if self.held:
+            ctx = cls.model_construct(**run.base(), request=self.request, **values)
+            await run.bus.dispatch(event, ctx)
+        else:
+            await run.fire(event, cls, request=self.request, **values)
+
+    async def start(self) -> None:
+        await self._fire("on_stream_start", StreamContext)
+
+    async def chunk(self, event: TResponseStreamEvent) -> None:
+        if isinstance(event, ResponseTextDeltaEvent) and event.delta:
+            self.accumulated += event.delta
+            await self._fire(
+                "on_stream_chunk",
+                StreamChunkContext,
+                delta=event.delta,
+                accumulated=self.accumulated,
+            )
+
+    async def end(self, response: ProviderResponse) -> None:
+        await self._fire(
+            "on_stream_end", StreamEndContext, response=response, accumulated=self.accumulated
+        )
+
+    async def error(self, exc: BaseException) -> None:
+        await self._fire(
+            "on_stream_error", StreamErrorContext, error=exc, accumulated=self.accumulated
+        )
+
+
+def _model_response(response: Response) -> ModelResponse:
+    usage = response.usage
+    return ModelResponse(
+        output=list(response.output),
+        usage=SDKUsage(
+            requests=1,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            total_tokens=usage.total_tokens,
+            input_tokens_details=usage.input_tokens_details,
+            output_tokens_details=usage.output_tokens_details,
+        )
+        if usage is not None
+        else SDKUsage(requests=1),
+        response_id=response.id,
+    )
+
+
+def _completed(
+    last: ResponseCompletedEvent | None, response: ModelResponse, model: str
+) -> ResponseCompletedEvent:
+    """The terminal stream event carrying ``response`` (as the hooks left it)."""
+    usage = response.usage
+    sent_usage = ResponseUsage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        input_tokens_details=usage.input_tokens_details
+        or InputTokensDetails(cached_tokens=0),
+        output_tokens_details=usage.output_tokens_details
+        or OutputTokensDetails(reasoning_tokens=0),
+    )
+    if last is not None:
+        body = last.response.model_copy(update={"output": response.output, "usage": sent_usage})
+        return last.model_copy(update={"response": body})
+    body = Response.model_construct(
+        id=response.response_id or "resp_agenthooks",
+        object="response",
+        created_at=time.time(),
+        model=model,
+        output=list(response.output),
+        usage=sent_usage,
+        status="completed",
+        parallel_tool_calls=True,
+        tool_choice="auto",
+        tools=[],
+    )
+    return ResponseCompletedEvent(type="response.completed", response=body, sequence_number=0)
+
+
+__all__ = ["HookedModel"]

@@ -1,0 +1,307 @@
+"""``AgentHooksRunner``: ``agents.Runner`` with a ``HookBus`` enforced on every run."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from agenthooks import AgentResponse, Deny, HookBus
+from agenthooks.bridges import BridgeRun, RunDenied
+from agenthooks.events import RunResumedContext
+from agenthooks.messages import ChatMessage, PendingCall
+from agents import Agent, RunConfig, Runner, RunResult, RunResultStreaming, RunState
+from agents.items import ToolApprovalItem
+from agents.models.interface import Model
+from agents.models.multi_provider import MultiProvider
+from agents.stream_events import StreamEvent
+
+from .capabilities import CAPABILITIES
+from .cloning import Cloner, HookedProvider, model_name
+from .model import HookedModel
+from .scope import ACTIVE, RunScope
+from .tools import tools_hooked
+from .translate import parse_arguments, replace_user_text, user_text
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(slots=True)
+class _Prepared:
+    agent: Agent[Any]
+    kwargs: dict[str, Any]
+    owned: HookedProvider | None
+    """The provider this runner made for the run (closed after it)."""
+
+
+class AgentHooksRunner:
+    """Runs Agents SDK agents with ``bus``'s hooks, guards, middleware and plugins.
+
+    ``run``, ``run_sync`` and ``run_streamed`` take the arguments of ``agents.Runner``'s and
+    return what they return. Each run works on clones of the user's agents (the starting agent
+    and every handoff target) whose models, function tools and handoffs report to the run's
+    hooks; the user's agents are never changed.
+
+    A hook's ``Deny`` at the start (``on_chat_start``, ``on_user_message``) raises
+    ``agenthooks.errors.RunDenied`` (the SDK cannot end a run with an answer before it
+    starts); a ``Deny`` inside the run (``pre_request``, ``on_response``, ``post_agent``)
+    ends it with the reason as its final output. A ``pre_tool_call`` ``Ask`` pauses the run
+    through the SDK's approvals: ``result.interruptions``, then ``state = result.to_state()``,
+    ``state.approve(item)`` or ``state.reject(item, rejection_message=reason)``, and
+    ``await runner.run(agent, state)``.
+
+    Args:
+        bus: The bus whose handlers apply to every run of this runner.
+    """
+
+    def __init__(self, bus: HookBus) -> None:
+        self.bus = bus
+        self._paused: dict[str, str] = {}
+        """The run id of each call a paused run waits on (a resumed run keeps its id)."""
+        self._driving: set[asyncio.Task[None]] = set()
+
+    # --- preparing a run -----------------------------------------------------------------
+
+    def _prepare(self, agent: Agent[Any], kwargs: dict[str, Any]) -> _Prepared:
+        config = kwargs.get("run_config")
+        owned: HookedProvider | None = None
+        if config is None:
+            owned = HookedProvider(MultiProvider())
+            config = RunConfig(model_provider=owned)
+        else:
+            if isinstance(config, dict):
+                given = config
+                config = RunConfig(**given)
+                if "model_provider" not in given:
+                    owned = HookedProvider(config.model_provider)
+                    config = dataclasses.replace(config, model_provider=owned)
+            if owned is None and not isinstance(config.model_provider, HookedProvider):
+                config = dataclasses.replace(
+                    config, model_provider=HookedProvider(config.model_provider)
+                )
+            if isinstance(config.model, Model) and not isinstance(config.model, HookedModel):
+                config = dataclasses.replace(
+                    config, model=HookedModel(config.model, model_name(config.model))
+                )
+        kwargs = {**kwargs, "run_config": config}
+        with_approvals = tools_hooked_bus(self.bus)
+        return _Prepared(Cloner(with_approvals).clone(agent), kwargs, owned)
+
+    def _scope(self, agent: Agent[Any], input: Any) -> RunScope:
+        run_id: str | None = None
+        name = agent.name
+        approved: frozenset[str] = frozenset()
+        if isinstance(input, RunState):
+            pending = input.get_interruptions()
+            ids = [_call_id(item) for item in pending]
+            approved = frozenset(i for i in ids if i)
+            run_id = next((self._paused[i] for i in ids if i in self._paused), None)
+            if pending:
+                name = pending[0].agent.name
+        run = BridgeRun(self.bus, CAPABILITIES, agent=name, run_id=run_id)
+        return RunScope(run, approved=approved)
+
+    async def _begin(self, scope: RunScope, agent: Agent[Any], input: Any) -> Any:
+        """The start events; the input the SDK runs on (rewritten by ``on_user_message``)."""
+        run = scope.run
+        if isinstance(input, RunState):
+            if "on_run_resumed" in run.bus.listened:
+                pending = [_pending(item, scope) for item in input.get_interruptions()]
+                await run.fire("on_run_resumed", RunResumedContext, pending=pending)
+            return input
+        text = user_text(input)
+        scope.input = text
+        tools = [t.name for t in agent.tools] if "on_chat_start" in run.bus.listened else []
+        got = await run.start(text, tools=tools)
+        if isinstance(got, Deny):
+            raise RunDenied(got.text())
+        if got != text:
+            scope.input = got
+            scope.rewritten = (text, got)
+            input = replace_user_text(input, text, got)
+        if "on_message" in run.bus.listened:
+            await run.message(ChatMessage(role="user", content=got))
+        return input
+
+    async def _finish(self, scope: RunScope, result: RunResult | RunResultStreaming) -> None:
+        """The end of a run the SDK completed: paused, denied or done."""
+        run = scope.run
+        if result.interruptions:
+            pending = [_pending(item, scope) for item in result.interruptions]
+            for call in pending:
+                self._paused[call.call_id] = run.run_id
+            await run.paused(
+                AgentResponse(
+                    finish_reason="paused",
+                    usage=run.usage,
+                    iterations=_iterations(run),
+                    agent=run.agent,
+                    pending=pending,
+                )
+            )
+            return
+        for call_id in scope.approved:
+            self._paused.pop(call_id, None)
+        if scope.denied is not None:
+            await run.done(run.denied_response(scope.denied))
+            return
+        output = result.final_output
+        if not scope.answered and "post_agent" in run.bus.listened:
+            # the answer is a tool's output (tool_use_behavior): its verdict comes now
+            answer = AgentResponse(
+                content=output if isinstance(output, str) else str(output),
+                usage=run.usage,
+                iterations=_iterations(run),
+                agent=run.agent,
+            )
+            verdict = await run.post_agent(answer, input=scope.input)
+            if isinstance(verdict, Deny):
+                result.final_output = verdict.text()
+                await run.done(run.denied_response(verdict))
+                return
+            if verdict is not answer:
+                result.final_output = output = verdict.content
+        await run.done(
+            AgentResponse(
+                content=output if isinstance(output, str) or output is None else str(output),
+                usage=run.usage,
+                iterations=_iterations(run),
+                agent=run.agent,
+                output=None if isinstance(output, str) else output,
+            )
+        )
+
+    # --- the three entry points ----------------------------------------------------------
+
+    async def run(self, starting_agent: Agent[Any], input: Any, **kwargs: Any) -> RunResult:
+        """``agents.Runner.run`` with the bus's hooks: the same arguments, the same result.
+
+        Raises:
+            RunDenied: ``on_chat_start`` or ``on_user_message`` denied the run.
+        """
+        prepared = self._prepare(starting_agent, kwargs)
+        scope = self._scope(starting_agent, input)
+        try:
+            async with scope.run:
+                sdk_input = await self._begin(scope, starting_agent, input)
+                token = ACTIVE.set(scope)
+                try:
+                    result = await Runner.run(prepared.agent, sdk_input, **prepared.kwargs)
+                except BaseException as exc:
+                    raise scope.unwrap(exc) from None
+                finally:
+                    ACTIVE.reset(token)
+                    scope.close()
+                await self._finish(scope, result)
+        finally:
+            if prepared.owned is not None:
+                await prepared.owned.aclose()
+        return result
+
+    def run_sync(self, starting_agent: Agent[Any], input: Any, **kwargs: Any) -> RunResult:
+        """``agents.Runner.run_sync`` with the bus's hooks (not inside a running event loop)."""
+        return asyncio.run(self.run(starting_agent, input, **kwargs))
+
+    def run_streamed(
+        self, starting_agent: Agent[Any], input: Any, **kwargs: Any
+    ) -> RunResultStreaming:
+        """``agents.Runner.run_streamed`` with the bus's hooks: the same arguments, the same
+        result. The start events run before the first model call; ``stream_events()`` ends
+        once the run's end events ran.
+
+        A denied start surfaces as ``RunDenied`` from ``stream_events()``.
+        """
+        prepared = self._prepare(starting_agent, kwargs)
+        scope = self._scope(starting_agent, input)
+        scope.ready = asyncio.Event()
+        token = ACTIVE.set(scope)  # the SDK's run loop task copies it
+        try:
+            result = Runner.run_streamed(prepared.agent, input, **prepared.kwargs)
+        finally:
+            ACTIVE.reset(token)
+        driver = asyncio.ensure_future(self._drive(scope, starting_agent, input, result, prepared))
+        self._driving.add(driver)
+        driver.add_done_callback(self._driving.discard)
+        events = result.stream_events
+
+        async def stream_events() -> AsyncIterator[StreamEvent]:
+            try:
+                async for event in events():
+                    yield event
+            except GeneratorExit:
+                raise  # the consumer stopped early: the SDK ends the run, the driver its events
+            except BaseException as exc:
+                await asyncio.wait({driver})
+                raise scope.unwrap(exc) from None
+            await asyncio.wait({driver})
+
+        # the same result object the SDK returned; its stream ends after our end events
+        object.__setattr__(result, "stream_events", stream_events)
+        return result
+
+    async def _drive(
+        self,
+        scope: RunScope,
+        agent: Agent[Any],
+        input: Any,
+        result: RunResultStreaming,
+        prepared: _Prepared,
+    ) -> None:
+        """A streamed run's start and end events, around the SDK's run loop task."""
+        ready = scope.ready
+        assert ready is not None
+        try:
+            async with scope.run:
+                try:
+                    await self._begin(scope, agent, input)
+                except BaseException as exc:
+                    scope.refused = exc
+                    raise
+                finally:
+                    ready.set()
+                loop = result.run_loop_task
+                if loop is not None:
+                    await asyncio.wait({loop})
+                scope.close()
+                if loop is not None and loop.cancelled():
+                    raise asyncio.CancelledError()
+                failed = result.run_loop_exception
+                if failed is not None:
+                    raise scope.unwrap(failed)
+                await self._finish(scope, result)
+        except BaseException:
+            pass  # reported by the run's end events; the caller gets it from the stream
+        finally:
+            if prepared.owned is not None:
+                await prepared.owned.aclose()
+
+
+def tools_hooked_bus(bus: HookBus) -> bool:
+    """Whether tool calls may be asked about: the hooks ahead of a tool body then run in its
+    ``needs_approval``, so an ``Ask`` becomes the SDK's approval request."""
+    return bool(bus.tool_stack) or "pre_tool_call" in bus.listened
+
+
+def _call_id(item: ToolApprovalItem) -> str | None:
+    raw = item.raw_item
+    value = raw.get("call_id") if isinstance(raw, dict) else getattr(raw, "call_id", None)
+    return value if isinstance(value, str) else None
+
+
+def _pending(item: ToolApprovalItem, scope: RunScope) -> PendingCall:
+    call_id = _call_id(item) or ""
+    asked = scope.asked.get(call_id)
+    if asked is not None:
+        return asked
+    raw = item.raw_item
+    text = raw.get("arguments") if isinstance(raw, dict) else getattr(raw, "arguments", None)
+    arguments, _ = parse_arguments(text if isinstance(text, str) else None)
+    return PendingCall(call_id=call_id, tool=item.name or "", arguments=arguments)
+
+
+def _iterations(run: BridgeRun) -> int:
+    return 0 if run.iteration is None else run.iteration + 1
+
+
+__all__ = ["AgentHooksRunner"]

@@ -1,0 +1,307 @@
+"""The function tools of a cloned agent: the SDK's own tool behind the bus's hook layer.
+
+The SDK runs a tool as ``on_invoke_tool(ctx, arguments_json)`` and, by default, turns its
+exception into text for the model (``failure_error_function``) before any caller sees it. The
+hooked tool calls a copy of the tool that raises instead, so ``on_tool_call_error`` sees the
+exception with its type; an error nobody recovered is then written for the model by the
+tool's own formatter, exactly as the SDK would have (or raised, where the tool has none).
+
+``pre_tool_call`` may ask a human (``Ask``): the hooked tool's ``needs_approval`` runs the hook
+layer ahead of the body, so an ``Ask`` becomes the SDK's own approval request
+(``result.interruptions``), and the run resumes with ``state.approve(item)`` /
+``state.reject(item, rejection_message=...)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+from collections.abc import Awaitable, Callable
+from functools import lru_cache
+from typing import Any
+
+import pydantic_core
+from agenthooks import Deny
+from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.errors import ToolValidationError
+from agenthooks.events import GROUPS, ToolCallErrorContext
+from agenthooks.messages import ChatMessage, PendingCall, ToolCall
+from agents.function_schema import function_schema
+from agents.run_context import RunContextWrapper
+from agents.tool import (
+    FunctionTool,
+    invoke_function_tool,
+    maybe_invoke_function_tool_failure_error_function,
+    set_function_tool_failure_error_function,
+)
+from agents.tool_context import ToolContext
+from pydantic import BaseModel, ValidationError
+
+from .capabilities import CAPABILITIES
+from .scope import Approval, RunScope, current
+from .translate import parse_arguments
+
+_TOOL_EVENTS = GROUPS["tool_call"]
+
+
+def tools_hooked(run: BridgeRun) -> bool:
+    """Whether a tool call of ``run`` goes through the hook layer."""
+    bus = run.bus
+    return bool(bus.tool_stack) or not _TOOL_EVENTS.isdisjoint(bus.listened)
+
+
+@lru_cache(maxsize=512)
+def _arguments_model(fn: Callable[..., Any]) -> type[BaseModel] | None:
+    try:
+        return function_schema(fn).params_pydantic_model
+    except Exception:  # a callable the SDK describes another way: arguments taken as sent
+        return None
+
+
+def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
+    """The tool's own argument model (the one ``function_tool`` validates with), as a
+    ``BridgeTool`` validator; ``None`` for a tool built without ``function_tool``."""
+    try:
+        fn = tool.__wrapped__
+    except AttributeError:
+        return None
+    try:
+        model = _arguments_model(fn)
+    except TypeError:  # an unhashable callable
+        model = None
+    if model is None:
+        return None
+
+    def validate(arguments: dict[str, Any]) -> dict[str, Any]:
+        try:
+            parsed = model(**arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise ToolValidationError(
+                f"invalid arguments for tool {tool.name!r}: {problems}"
+            ) from exc
+        return {name: getattr(parsed, name) for name in type(parsed).model_fields}
+
+    return validate
+
+
+def _arguments_text(arguments: dict[str, Any]) -> str:
+    return pydantic_core.to_json(arguments).decode()
+
+
+async def _policy(setting: Any, ctx: RunContextWrapper[Any], params: Any, call_id: str) -> bool:
+    """The tool's own ``needs_approval`` (a bool, or a callable, maybe async)."""
+    if isinstance(setting, bool):
+        return setting
+    got = setting(ctx, params, call_id)
+    if inspect.isawaitable(got):
+        got = await got
+    return bool(got)
+
+
+class HookedTool:
+    """What a cloned agent's ``FunctionTool`` runs: its ``on_invoke_tool`` and, where hooks
+    may ask a human, its ``needs_approval``."""
+
+    def __init__(self, tool: FunctionTool) -> None:
+        self.original = tool
+        self.policy = tool.needs_approval
+        # the SDK times the hooked tool itself; the copies below must not time it again
+        self.plain = copy.copy(tool)
+        self.plain.timeout_seconds = None
+        self.raising = copy.copy(tool)
+        self.raising.timeout_seconds = None
+        set_function_tool_failure_error_function(self.raising, None)
+        self._described: BridgeTool | None = None
+
+    @property
+    def described(self) -> BridgeTool:
+        """The tool as hooks see it (``ctx.tool``), made when first asked for."""
+        if self._described is None:
+            tool = self.original
+            self._described = BridgeTool(
+                tool.name,
+                tool.description,
+                tool.params_json_schema,
+                validate=_validator(tool),
+                original=tool,
+            )
+        return self._described
+
+    def build(self, with_approvals: bool) -> FunctionTool:
+        """The cloned agent's copy of the tool."""
+        hooked = copy.copy(self.original)
+        hooked.on_invoke_tool = self.invoke
+        if with_approvals:
+            hooked.needs_approval = self.needs_approval
+        return hooked
+
+    # --- the call as hooks see it ----------------------------------------------------------
+
+    def _call(self, call_id: str, text: str) -> tuple[ToolCall, ToolValidationError | None]:
+        arguments, raw = parse_arguments(text)
+        call = ToolCall(id=call_id, name=self.original.name, arguments=arguments)
+        if raw is not None:
+            return call.model_copy(update={"raw_arguments": raw}), ToolValidationError(
+                f"the arguments of tool {self.original.name!r} are not a JSON object"
+            )
+        try:
+            validated = self.described.validate(arguments)
+        except ToolValidationError as exc:
+            return call, exc
+        return call.model_copy(update={"arguments": validated}), None
+
+    # --- needs_approval: the hooks ahead of the body -----------------------------------------
+
+    async def needs_approval(
+        self, ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
+    ) -> bool:
+        """Run the hook layer up to the tool body; an ``Ask`` is the SDK's approval request."""
+        if await _policy(self.policy, ctx, params, call_id):
+            return True  # the tool's own approval: the SDK asks, the hooks run once approved
+        scope = current()
+        if scope is None or not tools_hooked(scope.run):
+            return False
+        call, invalid = self._call(call_id, _arguments_text(params))
+        if invalid is not None:
+            return False  # the body's turn reports it, as the SDK would run it
+        loop = asyncio.get_running_loop()
+        body: asyncio.Future[Any] = loop.create_future()
+        entered = asyncio.Event()
+
+        async def deferred(arguments: dict[str, Any]) -> Any:
+            entered.set()
+            run_body = await body
+            return await run_body(arguments)
+
+        task = asyncio.ensure_future(scope.run.tool_call(call, self.described, deferred))
+        waiter = asyncio.ensure_future(entered.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if task.done():
+            error = task.exception()
+            if error is not None:
+                raise scope.raised(error)
+            outcome = task.result()
+            if outcome.asked is not None:
+                scope.asked[call_id] = PendingCall(
+                    call_id=call_id,
+                    tool=self.original.name,
+                    arguments=call.arguments,
+                    reason=outcome.asked,
+                )
+                return True
+        scope.approvals[call_id] = Approval(call, task, body, entered)
+        return False
+
+    # --- on_invoke_tool ----------------------------------------------------------------------
+
+    async def invoke(self, ctx: ToolContext[Any], input: str) -> Any:
+        """The SDK runs the tool: through the hook layer when anyone listens."""
+        scope = current()
+        if scope is None or not tools_hooked(scope.run):
+            return await invoke_function_tool(function_tool=self.plain, context=ctx, arguments=input)
+        run = scope.run
+        call_id = ctx.tool_call_id
+        pending = scope.approvals.pop(call_id, None)
+
+        def body_for(call: ToolCall) -> Callable[[dict[str, Any]], Awaitable[Any]]:
+            async def body(arguments: dict[str, Any]) -> Any:
+                # the arguments as sent when no hook changed them: the SDK validates them
+                # exactly as without the bridge
+                text = input if arguments is call.arguments else _arguments_text(arguments)
+                return await invoke_function_tool(
+                    function_tool=self.raising, context=ctx, arguments=text
+                )
+
+            return body
+
+        try:
+            if pending is not None:
+                if not pending.task.done():
+                    pending.body.set_result(body_for(pending.call))
+                outcome = await pending.task
+            else:
+                call, invalid = self._call(call_id, input)
+                if invalid is not None:
+                    outcome = await self._invalid(run, call, invalid)
+                else:
+                    outcome = await run.tool_call(
+                        call,
+                        self.described,
+                        body_for(call),
+                        approved=call_id in scope.approved,
+                    )
+            if outcome.terminate:
+                CAPABILITIES.require("on_tool_call_result", "terminate")
+        except Exception as exc:
+            # what the hook layer raises is ours (a hook's error, a return the SDK cannot
+            # carry out): the tool's own errors come back in the outcome
+            scope.raised(exc)
+            raise
+        return await self._answer(scope, ctx, outcome)
+
+    async def _invalid(
+        self, run: BridgeRun, call: ToolCall, error: ToolValidationError
+    ) -> ToolOutcome:
+        """Arguments that do not validate: ``on_tool_call_error`` (``source="validation"``),
+        which may recover with a result."""
+        got = await run.fire(
+            "on_tool_call_error",
+            ToolCallErrorContext,
+            call=call,
+            tool=self.described,
+            tool_call_id=call.id,
+            error=error,
+            source="validation",
+        )
+        if isinstance(got, ToolCallErrorContext) and got.result is not None:
+            CAPABILITIES.require("on_tool_call_error", "result")
+            return ToolOutcome(call, result=got.result, short_circuit=True)
+        if isinstance(got, ToolCallErrorContext) and got.error is not None:
+            return ToolOutcome(call, error=got.error, source="validation")
+        return ToolOutcome(call, error=error, source="validation")
+
+    async def _answer(self, scope: RunScope, ctx: ToolContext[Any], outcome: ToolOutcome) -> Any:
+        """What the SDK gets for the call: the result, or the text the model reads."""
+        run = scope.run
+        is_error = False
+        if outcome.asked is not None:
+            # only the hooks ahead of the body can pause the SDK's run; an Ask that comes
+            # later cannot, and the model reads it as a refusal (as in a sub-agent's run)
+            answer: Any = Deny(outcome.asked).text(self.original.name)
+            is_error = True
+        elif outcome.denied:
+            answer = outcome.error_text()
+            is_error = True
+        elif outcome.error is not None:
+            is_error = True
+            error = outcome.error
+            if isinstance(error, BaseException):
+                written = await maybe_invoke_function_tool_failure_error_function(
+                    function_tool=self.original, context=ctx, error=error
+                )
+                if written is None:  # the tool has no formatter: the SDK fails the run
+                    raise error
+                answer = written
+            else:
+                answer = error
+        else:
+            answer = outcome.result
+        if "on_message" in run.bus.listened:
+            text = answer if isinstance(answer, str) else (outcome.text or str(answer))
+            await run.message(
+                ChatMessage(
+                    role="tool", content=text, tool_call_id=outcome.call.id, is_error=is_error
+                )
+            )
+        return answer
+
+
+__all__ = ["HookedTool", "tools_hooked"]
