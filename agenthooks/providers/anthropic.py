@@ -40,6 +40,7 @@ from .anthropic_response import (
 )
 from .base import StreamDelta, StreamItem
 from .http import HTTPProvider
+from .sse import SSEDecoder, SSEEvent
 
 T = TypeVar("T")
 
@@ -147,7 +148,7 @@ class AnthropicProvider(HTTPProvider):
                     await _before(deadline, response.aread())
                     raise self._http_error(response)
                 assembler.status, assembler.headers = status, response.headers
-                async with contextlib.aclosing(_sse_events(response.aiter_lines())) as events:
+                async with contextlib.aclosing(_sse_events(response.aiter_bytes())) as events:
                     while True:
                         try:
                             name, data = await _before(deadline, events.__anext__())
@@ -165,6 +166,10 @@ class AnthropicProvider(HTTPProvider):
                 await response.aclose()
         except asyncio.TimeoutError:
             raise self._timeout(assembler.events, status) from None
+        except UnicodeDecodeError as exc:
+            raise bad(
+                self._where, f"stream is not UTF-8 text ({exc})", assembler.events, status
+            ) from None
         except httpx.RequestError as exc:
             self._raise_transport(exc, events=assembler.events, status=status)
         answer = assembler.response()
@@ -259,26 +264,27 @@ async def _drain(events: AsyncIterator[tuple[str | None, str]], deadline: float)
             pass
 
     budget = min(_DRAIN_SECONDS, deadline - asyncio.get_running_loop().time())
-    with contextlib.suppress(asyncio.TimeoutError, httpx.HTTPError):
+    # the answer is complete: what follows it (even bytes that are not UTF-8) is not read
+    with contextlib.suppress(asyncio.TimeoutError, httpx.HTTPError, UnicodeDecodeError):
         await asyncio.wait_for(rest(), max(budget, 0.0))
 
 
-async def _sse_events(lines: AsyncIterator[str]) -> AsyncGenerator[tuple[str | None, str], None]:
-    """``(event name, data)`` of each server-sent event; comments and ids are skipped,
-    multi-line data is joined with ``\\n``, an event still open at the end is delivered."""
-    name: str | None = None
-    data: list[str] = []
-    async for line in lines:
-        if not line:
-            if data:
-                yield name, "\n".join(data)
-            name, data = None, []
-        elif line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].removeprefix(" "))
-    if data:
-        yield name, "\n".join(data)
+async def _sse_events(
+    chunks: AsyncIterator[bytes],
+) -> AsyncGenerator[tuple[str | None, str], None]:
+    """``(event name, data)`` of each server-sent event of the body's bytes, decoded as UTF-8
+    whatever the ``charset`` parameter says (``UnicodeDecodeError`` for bytes that are not);
+    an event still open at the end is delivered (``sse.SSEDecoder``)."""
+    decoder = SSEDecoder()
+    async for chunk in chunks:
+        for event in decoder.feed(chunk):
+            yield _named(event)
+    for event in decoder.end():
+        yield _named(event)
+
+
+def _named(event: SSEEvent) -> tuple[str | None, str]:
+    return (None if event.event == "message" else event.event), event.data
 
 
 __all__ = ["API_VERSION", "AnthropicProvider"]

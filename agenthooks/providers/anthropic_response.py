@@ -121,19 +121,21 @@ class _Parts:
         self.thinking: list[ThinkingBlock] = []
 
     def add_block(self, block: JSONObject, index: int) -> None:
+        problem = block_problem(block)
+        if problem is not None:
+            raise bad(self.where, f"content[{index}] is {problem}", self.raw, self.status)
         kind = block.get("type")
         if kind == "text":
-            self.text = [*(self.text or []), str(block.get("text") or "")]
+            self.text = [*(self.text or []), block.get("text") or ""]
         elif kind == "thinking":
             self.thinking.append(
                 ThinkingBlock(
-                    thinking=str(block.get("thinking") or ""),
-                    signature=str(block.get("signature") or ""),
+                    thinking=block.get("thinking") or "", signature=block.get("signature") or ""
                 )
             )
         elif kind == "redacted_thinking":
             self.thinking.append(
-                ThinkingBlock(type="redacted_thinking", data=str(block.get("data") or ""))
+                ThinkingBlock(type="redacted_thinking", data=block.get("data") or "")
             )
         elif kind == "tool_use":
             self.calls.append(self._tool_call(block, index))
@@ -172,8 +174,43 @@ class _Parts:
         )
 
 
+_TEXT_FIELDS = {
+    "text": ("text",),
+    "thinking": ("thinking", "signature"),
+    "redacted_thinking": ("data",),
+}
+"""The string fields of each block type we model (absent or null reads as "")."""
+
+_DELTAS = {
+    "text_delta": ("text", frozenset({"text"})),
+    "input_json_delta": ("partial_json", frozenset({"tool_use"})),
+    "thinking_delta": ("thinking", frozenset({"thinking"})),
+    "signature_delta": ("signature", frozenset({"thinking"})),
+}
+"""Each delta type we fold: the field it carries and the block types it extends. Other delta
+types (later API versions, ``citations_delta``) and the deltas of block types we do not model
+(server tools) carry nothing we keep."""
+
+
+def block_problem(block: JSONObject) -> str | None:
+    """What is wrong with a content block we model (a text field that is not a string), or
+    None."""
+    kind = block.get("type")
+    for name in _TEXT_FIELDS.get(kind, ()):  # type: ignore[arg-type]
+        value = block.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"a {kind} block whose {name} is {clip(value)}, expected a string"
+    return None
+
+
 class StreamAssembler:
-    """Folds Messages API stream events into one ``ProviderResponse``."""
+    """Folds Messages API stream events into one ``ProviderResponse``.
+
+    Read as strictly as a message body: a ``content_block_start`` on an index already in use,
+    a delta on an index not open (never started, or stopped), a delta whose type does not fit
+    its block (``input_json_delta`` on a text block) and a text field that is not a string
+    are errors naming the event, never merged into the answer.
+    """
 
     def __init__(
         self, where: str, status: int = 200, headers: Mapping[str, str] | None = None
@@ -185,6 +222,7 @@ class StreamAssembler:
         self.stopped = False
         self._started = False
         self._blocks: dict[int, _Block] = {}
+        self._stopped_blocks: set[int] = set()
         self._stop_reason: str | None = None
         self._usage = Usage()
 
@@ -200,12 +238,24 @@ class StreamAssembler:
             if isinstance(message, dict):
                 self._usage = parse_usage(message.get("usage"))
         elif kind == "content_block_start":
-            block = event.get("content_block")
-            if not isinstance(block, dict) or not isinstance(event.get("index"), int):
-                raise self._bad(f"malformed content_block_start: {clip(event)}")
-            self._blocks[event["index"]] = _Block(str(block.get("type")), dict(block))
+            block, index = event.get("content_block"), _index(event)
+            if not isinstance(block, dict) or index is None:
+                raise self._bad(f"{self._event()}: malformed: {clip(event)}")
+            if index in self._blocks:
+                raise self._bad(f"{self._event()}: index {index} is already in use")
+            problem = block_problem(block)
+            if problem is not None:
+                raise self._bad(f"{self._event()}: index {index} starts {problem}")
+            self._blocks[index] = _Block(str(block.get("type")), dict(block))
         elif kind == "content_block_delta":
             return self._delta(event)
+        elif kind == "content_block_stop":
+            index = _index(event)
+            if index is None or index not in self._blocks or index in self._stopped_blocks:
+                raise self._bad(
+                    f"{self._event()}: content_block_stop for no open content block: {clip(event)}"
+                )
+            self._stopped_blocks.add(index)
         elif kind == "message_delta":
             delta = event.get("delta")
             if isinstance(delta, dict) and isinstance(delta.get("stop_reason"), str):
@@ -213,25 +263,41 @@ class StreamAssembler:
             self._usage = parse_usage(event.get("usage"), self._usage)  # cumulative counts
         elif kind == "message_stop":
             self.stopped = True
-        return ""  # ping, content_block_stop and event types of later API versions
+        return ""  # ping and event types of later API versions
 
     def _delta(self, event: JSONObject) -> str:
-        block = self._blocks.get(event.get("index"))  # type: ignore[arg-type]
+        index = _index(event)
+        block = self._blocks.get(index) if index is not None else None
         delta = event.get("delta")
-        if block is None or not isinstance(delta, dict):
-            raise self._bad(f"delta for no open content block: {clip(event)}")
+        if block is None or index in self._stopped_blocks or not isinstance(delta, dict):
+            raise self._bad(f"{self._event()}: delta for no open content block: {clip(event)}")
         kind = delta.get("type")
-        if kind == "text_delta":
-            text = str(delta.get("text") or "")
-            block.pieces.append(text)
-            return text
-        if kind == "input_json_delta":
-            block.pieces.append(str(delta.get("partial_json") or ""))
-        elif kind == "thinking_delta":
-            block.pieces.append(str(delta.get("thinking") or ""))
-        elif kind == "signature_delta":  # carries the whole signature, as the SDK reads it
-            block.data["signature"] = str(delta.get("signature") or "")
-        return ""
+        fold = _DELTAS.get(kind)  # type: ignore[arg-type]
+        if fold is None:
+            return ""  # a delta type of a later API version: nothing we model
+        name, fits = fold
+        if block.type not in fits:
+            if block.type not in _TEXT_FIELDS and block.type != "tool_use":
+                return ""  # a block we do not model (a server tool's): its deltas neither
+            raise self._bad(
+                f"{self._event()}: {kind} does not fit the {block.type} block at index {index}"
+            )
+        value = delta.get(name)
+        if value is not None and not isinstance(value, str):
+            raise self._bad(
+                f"{self._event()}: {kind} whose {name} is {clip(value)}, expected a string"
+            )
+        text = value or ""
+        if kind == "signature_delta":  # carries the whole signature, as the SDK reads it
+            block.data["signature"] = text
+            return ""
+        block.pieces.append(text)
+        return text if kind == "text_delta" else ""
+
+    def _event(self) -> str:
+        """The event being folded, for errors: its type and number (from 1)."""
+        event = self.events[-1]
+        return f"{event.get('type')} (event {len(self.events)})"
 
     def response(self) -> ProviderResponse:
         """The assembled response; raises if the stream ended before ``message_stop``."""
@@ -246,9 +312,9 @@ class StreamAssembler:
             block = self._blocks[index]
             data = block.data
             if block.type == "text":
-                data["text"] = data.get("text", "") + "".join(block.pieces)
+                data["text"] = (data.get("text") or "") + "".join(block.pieces)
             elif block.type == "thinking":
-                data["thinking"] = data.get("thinking", "") + "".join(block.pieces)
+                data["thinking"] = (data.get("thinking") or "") + "".join(block.pieces)
             elif block.type == "tool_use" and block.pieces:
                 data["input"] = "".join(block.pieces)
             parts.add_block(data, index)
@@ -294,6 +360,11 @@ def clip(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} chars)"
 
 
+def _index(event: JSONObject) -> int | None:
+    index = event.get("index")
+    return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+
 def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
@@ -305,6 +376,7 @@ __all__ = [
     "JSONObject",
     "StreamAssembler",
     "bad",
+    "block_problem",
     "clip",
     "error_from_event",
     "parse_message",
