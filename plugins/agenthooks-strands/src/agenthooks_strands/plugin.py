@@ -36,7 +36,7 @@ from agenthooks import (
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.errors import HOOK_MARK, ToolValidationError, UnsupportedReturnError, ends_run
 from agenthooks.events import GROUPS, RunResumedContext, ToolCallErrorContext
-from strands.hooks import AfterToolsEvent, MessageAddedEvent
+from strands.hooks import AfterInvocationEvent, AfterToolsEvent, MessageAddedEvent
 from strands.interrupt import InterruptException
 from strands.middleware import ExecuteToolStage, InvokeModelStage, ModelStopReason, ToolResultEvent
 from strands.middleware._agent_stream import AgentStreamStage
@@ -130,6 +130,7 @@ class AgentHooksPlugin(Plugin):
         agent.add_middleware(ExecuteToolStage, self._tool)
         agent.add_hook(self._message_added, MessageAddedEvent)
         agent.add_hook(self._after_tools, AfterToolsEvent)
+        agent.add_hook(self._after_invocation, AfterInvocationEvent)
 
     # --- the run ---------------------------------------------------------------------------
 
@@ -181,7 +182,8 @@ class AgentHooksPlugin(Plugin):
                 if stop is not None:
                     await self._finish(key, state, stop)
         finally:
-            self._states.pop(key, None)
+            if self._states.get(key) is state:
+                del self._states[key]
 
     async def _resumed(self, run: BridgeRun, ctx: AgentStreamContext, pending: list[PendingCall]) -> None:
         # the answers Strands holds for this pass's interrupts (the context's snapshot)
@@ -235,6 +237,15 @@ class AgentHooksPlugin(Plugin):
                 output=structured,
             )
         await run.done(answer)
+
+    async def _after_invocation(self, event: AfterInvocationEvent) -> None:
+        # Strands ends its pass here, also when the caller closed the stream early: the pass's
+        # generators are then left to the garbage collector, so our stage never sees the close
+        key = id(event.agent)
+        state = self._states.get(key)
+        if state is not None and state.run.ended is None:
+            del self._states[key]
+            await state.run.abort("stream closed")
 
     # --- one model turn --------------------------------------------------------------------
 

@@ -34,7 +34,8 @@ class ScriptedModel(Model):
 
     An item is an assistant message (``{"role": "assistant", "content": [...]}``; see ``text``
     and ``tool_calls``), a string (a text answer), an exception (the call raises it), or a
-    callable that gets the messages and returns one of those. ``requests`` records what every
+    callable that gets the messages and returns one of those. A message's ``stopReason`` key
+    sets the stop reason the model reports (``"max_tokens"``, say). ``requests`` records what every
     call was sent: ``{"messages", "system_prompt", "tool_specs"}``. Each answer reports
     ``usage`` (default 10 input, 5 output tokens).
 
@@ -118,7 +119,7 @@ def _events(message: dict[str, Any], usage: dict[str, int]) -> list[dict[str, An
             events += [{"contentBlockStart": {"start": {}}}]
             events += [{"contentBlockDelta": {"delta": d}} for d in delta]
             events += [{"contentBlockStop": {}}]
-    events.append({"messageStop": {"stopReason": stop}})
+    events.append({"messageStop": {"stopReason": message.get("stopReason", stop)}})
     events.append({"metadata": {"usage": dict(usage), "metrics": {"latencyMs": 1}}})
     return events
 
