@@ -1,0 +1,646 @@
+"""``AgentHooksPlugin``: an ADK plugin that reports every run of a Runner (or App) to a
+``HookBus`` and carries out what its handlers return.
+
+Each ADK invocation is one agenthooks run (its ``run_id`` is ADK's invocation id):
+
+- ``on_user_message_callback`` → ``on_chat_start``, ``on_user_message`` (a rewrite replaces
+  the message ADK stores and runs on), the user message (``on_message``); a resumed
+  invocation (the answer to a tool confirmation) → ``on_run_resumed`` instead.
+- ``before_run_callback``: a ``Deny`` at the start ends the invocation with its reason as the
+  model's answer (ADK's own early exit), so the caller gets the reason as the final response
+  and ``on_chat_done`` fires with ``finish_reason="denied"``.
+- ``before_model_callback`` … ``after_model_callback`` / ``on_model_error_callback``: one
+  model turn (``on_loop_start``) and the model call through the hook layer and the bus's
+  provider middleware (see ``handoff``).
+- ``before_tool_callback`` … ``after_tool_callback`` / ``on_tool_error_callback``: one tool
+  call through the hook layer and the bus's tool middleware; ``Ask`` pauses through ADK's
+  tool confirmation.
+- ``on_event_callback``: the final answer → ``on_loop_end``, ``post_agent`` (a rewrite
+  replaces the answer the caller gets and the session keeps), ``on_message``.
+- The end: ``after_run_callback`` (done, paused, or aborted: ADK's abort signal or a caller
+  that stopped reading), ``on_run_error_callback`` (error, with the exception ADK raises);
+  ADK calls neither when the run is cancelled, so the bridge watches the task that runs the
+  root agent: ending cancelled before the run ended, it ends the run with ``on_chat_abort``.
+  Exactly one terminal event and ``on_chat_end`` per run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.adk.agents.base_agent import BaseAgent
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.events.event import Event
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_confirmation import ToolConfirmation
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+
+from agenthooks import Approve, Deny, HookBus
+from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.errors import ToolValidationError
+from agenthooks.events import GROUPS, RunResumedContext
+from agenthooks.messages import (
+    AgentResponse,
+    ChatMessage,
+    PendingCall,
+    ProviderRequest,
+    ProviderResponse,
+    ToolCall,
+)
+
+from .capabilities import CAPABILITIES
+from .handoff import Handoff, Pending, finish, start
+from .tools import bridge_tool
+from .translate import (
+    RequestView,
+    answer_content,
+    patch_text,
+    read_request,
+    read_response,
+    result_text,
+    text_of,
+    tool_response,
+    usage_of,
+    write_request,
+    write_response,
+)
+
+_MODEL_EVENTS = GROUPS["model_call"]
+_TOOL_EVENTS = GROUPS["tool_call"]
+CONFIRMATION = "adk_request_confirmation"
+"""The function ADK asks a human to answer to confirm a tool call."""
+WAITING = "This tool call requires confirmation, please approve or reject."
+"""What ADK stores as a paused call's response until it is answered (ADK's own words)."""
+REJECTED = "This tool call is rejected."
+
+
+@dataclass
+class _ModelCall:
+    pending: Pending[ProviderRequest, ProviderResponse, ProviderResponse | Deny]
+    view: RequestView
+    llm_request: LlmRequest
+    read: ProviderResponse | None = None
+
+
+@dataclass
+class _ToolCall:
+    pending: Pending[dict[str, Any], Any, ToolOutcome]
+
+
+@dataclass
+class _Run:
+    """What the bridge keeps about one ADK invocation."""
+
+    run: BridgeRun
+    input: str = ""
+    denied: Deny | None = None
+    """A ``Deny`` that ended the run (its start, a model call): the answer is its reason."""
+    final: AgentResponse | None = None
+    paused: list[PendingCall] = field(default_factory=list)
+    terminated: bool = False
+    models: dict[asyncio.Task[Any] | None, _ModelCall] = field(default_factory=dict)
+    tools: dict[str, _ToolCall] = field(default_factory=dict)
+    answered: set[str] = field(default_factory=set)
+    """Calls the hook layer answered in ``before_tool_callback`` (ADK still runs its
+    after-tool callbacks for them)."""
+    rejected: dict[str, str] = field(default_factory=dict)
+    watched: bool = False
+
+
+class AgentHooksPlugin(BasePlugin):
+    """Reports every run of an ADK ``Runner`` (or ``App``) to ``bus``.
+
+    ``Runner(agent=..., app_name=..., session_service=..., plugins=[AgentHooksPlugin(bus)])``.
+    Put it first in ``plugins``: ADK skips the plugins after one whose callback answers.
+
+    Args:
+        bus: The bus whose handlers, guards and middleware apply to the agent's runs.
+        name: The plugin's name in ADK (unique among a Runner's plugins).
+    """
+
+    def __init__(self, bus: HookBus, *, name: str = "agenthooks") -> None:
+        super().__init__(name)
+        self.bus = bus
+        self._runs: dict[str, _Run] = {}
+        self._tools: dict[int, tuple[BaseTool, BridgeTool]] = {}
+        self._endings: set[asyncio.Task[None]] = set()
+
+    # --- runs -----------------------------------------------------------------------------
+
+    def _open(self, ic: InvocationContext) -> _Run:
+        state = self._runs.get(ic.invocation_id)
+        if state is None:
+            agent = ic.agent.name if isinstance(ic.agent, BaseAgent) else "agent"
+            run = BridgeRun(
+                self.bus,
+                CAPABILITIES,
+                agent=agent,
+                run_id=ic.invocation_id,
+                session_id=ic.session.id,
+            )
+            state = self._runs[ic.invocation_id] = _Run(run)
+        return state
+
+    def _of(self, context: CallbackContext | ToolContext) -> _Run | None:
+        ic = context.get_invocation_context()
+        state = self._runs.get(ic.invocation_id)
+        if state is None or state.run.ended is not None:
+            return None
+        return state
+
+    @contextlib.asynccontextmanager
+    async def _failing(self, state: _Run | None) -> AsyncIterator[None]:
+        """A failure of ours (a handler's, a typed denial) ends the run with it before ADK
+        wraps it in its RuntimeError."""
+        try:
+            yield
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            if state is not None:
+                self._runs.pop(state.run.run_id, None)
+                await asyncio.shield(state.run.error(exc))
+            raise
+
+    def _watch(self, state: _Run) -> None:
+        """ADK calls no callback for a cancelled run: watch the task running its agents."""
+        if state.watched:
+            return
+        task = asyncio.current_task()
+        if task is None:
+            return
+        state.watched = True
+
+        def ended(task: asyncio.Task[Any]) -> None:
+            for call in state.models.values():
+                call.pending.handoff.drop()
+            for tool in state.tools.values():
+                tool.pending.handoff.drop()
+            if task.cancelled() and state.run.ended is None:
+                self._runs.pop(state.run.run_id, None)
+                ending = task.get_loop().create_task(state.run.abort("cancelled"))
+                self._endings.add(ending)
+                ending.add_done_callback(self._endings.discard)
+
+        task.add_done_callback(ended)
+
+    async def on_user_message_callback(
+        self, *, invocation_context: InvocationContext, user_message: types.Content
+    ) -> types.Content | None:
+        """``on_chat_start`` and ``on_user_message``, or ``on_run_resumed`` for the answer to
+        a tool confirmation."""
+        state = self._open(invocation_context)
+        run = state.run
+        async with self._failing(state):
+            answers = [
+                p.function_response
+                for p in user_message.parts or ()
+                if p.function_response is not None and p.function_response.name == CONFIRMATION
+            ]
+            if answers:
+                await self._resumed(state, invocation_context, answers)
+                return None
+            message = text_of(user_message) or ""
+            state.input = message
+            tools: list[str] = []
+            if run.listened("on_chat_start") and isinstance(invocation_context.agent, LlmAgent):
+                agent = invocation_context.agent
+                found = await agent.canonical_tools(ReadonlyContext(invocation_context))
+                tools = [tool.name for tool in found]
+            got = await run.start(message, tools=tools)
+            if isinstance(got, Deny):
+                state.denied = got
+                return None
+            state.input = got
+            if run.listened("on_message"):
+                await run.message(ChatMessage(role="user", content=got))
+            if got != message:
+                return patch_text(user_message, got)
+            return None
+
+    async def _resumed(
+        self, state: _Run, ic: InvocationContext, answers: list[types.FunctionResponse]
+    ) -> None:
+        requests: dict[str, dict[str, Any]] = {}
+        for event in ic.session.events:
+            for fc in event.get_function_calls():
+                if fc.name == CONFIRMATION and fc.id:
+                    requests[fc.id] = dict(fc.args or {})
+            if event.invocation_id == ic.invocation_id and event.author == "user":
+                state.input = state.input or text_of(event.content) or ""
+        pending: list[PendingCall] = []
+        decisions: dict[str, Any] = {}
+        for answer in answers:
+            request = requests.get(answer.id or "", {})
+            original = request.get("originalFunctionCall") or {}
+            asked = request.get("toolConfirmation") or {}
+            call_id = original.get("id") or answer.id or ""
+            pending.append(
+                PendingCall(
+                    call_id=call_id,
+                    tool=original.get("name", ""),
+                    arguments=dict(original.get("args") or {}),
+                    reason=asked.get("hint", ""),
+                )
+            )
+            confirmation = ToolConfirmation.from_response_dict(answer.response or {})
+            if confirmation.confirmed:
+                decisions[call_id] = Approve()
+            else:
+                reason = _rejection(confirmation)
+                state.rejected[call_id] = reason
+                decisions[call_id] = Deny(reason)
+        await state.run.fire(
+            "on_run_resumed", RunResumedContext, pending=pending, decisions=decisions
+        )
+
+    async def before_run_callback(
+        self, *, invocation_context: InvocationContext
+    ) -> types.Content | None:
+        """A run denied at its start ends here, with the reason as the model's answer."""
+        state = self._open(invocation_context)
+        if state.denied is not None:
+            state.final = state.run.denied_response(state.denied)
+            return answer_content(state.denied.text())
+        return None
+
+    async def before_agent_callback(
+        self, *, agent: BaseAgent, callback_context: CallbackContext
+    ) -> types.Content | None:
+        """Watch the task that runs the agents (see ``_watch``)."""
+        state = self._of(callback_context)
+        if state is not None:
+            self._watch(state)
+        return None
+
+    # --- model calls ------------------------------------------------------------------------
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        """A model turn starts; the hook layer runs up to ADK's model call (or answers)."""
+        state = self._of(callback_context)
+        if state is None:
+            return None
+        run = state.run
+        async with self._failing(state):
+            self._watch(state)
+            await run.loop_start()
+            if not self.bus.provider_stack and _MODEL_EVENTS.isdisjoint(self.bus.listened):
+                return None  # nobody listens: ADK calls its model as it would without us
+            view = read_request(llm_request)
+            agent = callback_context.get_invocation_context().agent
+
+            async def again(request: ProviderRequest) -> ProviderResponse:
+                return await _call_model(agent, view, request, llm_request)
+
+            handoff: Handoff[ProviderRequest, ProviderResponse] = Handoff(again)
+            pending, reached = await start(handoff, run.model_call(view.request, handoff))
+            if reached:
+                write_request(view, handoff.asked.result(), llm_request)
+                state.models[asyncio.current_task()] = _ModelCall(pending, view, llm_request)
+                return None
+            return await self._model_answer(state, await finish(pending), None)
+
+    async def after_model_callback(
+        self, *, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        """ADK's model answered: the hook layer's ``on_response`` and the answer ADK acts on."""
+        if llm_response.partial:
+            return None  # a streamed chunk: the complete response follows
+        state = self._of(callback_context)
+        if state is None:
+            return None
+        async with self._failing(state):
+            call = state.models.pop(asyncio.current_task(), None)
+            if call is None:
+                state.run.usage = state.run.usage + usage_of(llm_response.usage_metadata)
+                await self._assistant(state, llm_response)
+                return None
+            call.read = read_response(llm_response)
+            call.pending.handoff.give(call.read)
+            return await self._model_answer(state, await finish(call.pending), call)
+
+    async def on_model_error_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
+    ) -> LlmResponse | None:
+        """ADK's model raised: ``on_model_error`` may recover; otherwise ADK raises the
+        error itself, with its type."""
+        state = self._of(callback_context)
+        if state is None:
+            return None
+        call = state.models.pop(asyncio.current_task(), None)
+        if call is None:
+            return None
+        async with self._failing(state):
+            call.pending.handoff.fail(error)
+            try:
+                got = await finish(call.pending)
+            except Exception as exc:
+                if exc is error:
+                    return None
+                if exc.__cause__ is error:
+                    CAPABILITIES.require("on_model_error", "error")
+                raise
+            return await self._model_answer(state, got, None)
+
+    async def _model_answer(
+        self, state: _Run, got: ProviderResponse | Deny, call: _ModelCall | None
+    ) -> LlmResponse | None:
+        if isinstance(got, Deny):
+            state.denied = got
+            return LlmResponse(content=answer_content(got.text()))
+        base = call.read.raw if call is not None and call.read is not None else None
+        if call is not None and got is call.read:
+            await self._assistant(state, base)
+            return None
+        response = write_response(got, base)
+        await self._assistant(state, response)
+        return None if response is base else response
+
+    async def _assistant(self, state: _Run, response: LlmResponse | None) -> None:
+        """``on_message`` for a model turn that calls tools (the final answer's comes after
+        ``post_agent``)."""
+        if response is None or not state.run.listened("on_message"):
+            return
+        read = read_response(response)
+        if read.tool_calls:
+            await state.run.message(
+                ChatMessage(
+                    role="assistant",
+                    content=read.content,
+                    tool_calls=read.tool_calls,
+                    thinking_blocks=read.thinking_blocks,
+                )
+            )
+
+    # --- tool calls -------------------------------------------------------------------------
+
+    def _bridge_tool(self, tool: BaseTool) -> BridgeTool:
+        known = self._tools.get(id(tool))
+        if known is None or known[0] is not tool:
+            known = (tool, bridge_tool(tool))
+            self._tools[id(tool)] = known
+        return known[1]
+
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        """The hook layer runs up to the tool body (or answers the call itself)."""
+        state = self._of(tool_context)
+        if state is None:
+            return None
+        run = state.run
+        call_id = tool_context.function_call_id or ""
+        async with self._failing(state):
+            confirmation = tool_context.tool_confirmation
+            if confirmation is not None and not confirmation.confirmed:
+                reason = state.rejected.get(call_id) or _rejection(confirmation)
+                state.answered.add(call_id)
+                await self._tool_message(state, call_id, tool.name, reason, True)
+                return {"error": reason}
+            if not self.bus.tool_stack and _TOOL_EVENTS.isdisjoint(self.bus.listened):
+                return None  # nobody listens: ADK runs the tool as it would without us
+            described = self._bridge_tool(tool)
+            try:
+                arguments = described.validate(dict(tool_args))
+            except ToolValidationError as exc:
+                state.answered.add(call_id)
+                await self._tool_message(state, call_id, tool.name, str(exc), True)
+                return {"error": str(exc)}
+            call = ToolCall(id=call_id, name=tool.name, arguments=arguments)
+
+            async def again(arguments: dict[str, Any]) -> Any:
+                return await tool.run_async(args=arguments, tool_context=tool_context)
+
+            handoff: Handoff[dict[str, Any], Any] = Handoff(again)
+            approved = confirmation is not None and confirmation.confirmed
+            layer = run.tool_call(call, described, handoff, approved=approved)
+            pending, reached = await start(handoff, layer)
+            if reached:
+                given = handoff.asked.result()
+                if given != tool_args:
+                    tool_args.clear()
+                    tool_args.update(given)
+                state.tools[call_id] = _ToolCall(pending)
+                return None
+            outcome = await finish(pending)
+            state.answered.add(call_id)
+            if outcome.asked is not None:
+                tool_context.request_confirmation(hint=outcome.asked)
+                # a paused call is no result for the model to read: ADK ends the turn here
+                tool_context.actions.skip_summarization = True
+                state.paused.append(
+                    PendingCall(
+                        call_id=call_id,
+                        tool=tool.name,
+                        arguments=outcome.call.arguments,
+                        reason=outcome.asked,
+                    )
+                )
+                return {"error": WAITING}
+            return await self._tool_answer(state, outcome, tool_context, None)
+
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        result: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        """The tool body returned: ``on_tool_call_result`` and the result the model reads."""
+        state = self._of(tool_context)
+        if state is None:
+            return None
+        call_id = tool_context.function_call_id or ""
+        if call_id in state.answered:
+            state.answered.discard(call_id)
+            return None
+        async with self._failing(state):
+            call = state.tools.pop(call_id, None)
+            if call is None:
+                if state.run.listened("on_message"):
+                    await self._tool_message(state, call_id, tool.name, result_text(result), False)
+                return None
+            call.pending.handoff.give(result)
+            outcome = await finish(call.pending)
+            return await self._tool_answer(state, outcome, tool_context, result)
+
+    async def on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        error: Exception,
+    ) -> dict[str, Any] | None:
+        """The tool body raised: ``on_tool_call_error`` sees the exception (with its type)
+        and may recover; otherwise ADK raises it, as it does without the bridge."""
+        state = self._of(tool_context)
+        if state is None:
+            return None
+        call = state.tools.pop(tool_context.function_call_id or "", None)
+        if call is None:
+            return None
+        if isinstance(error, asyncio.CancelledError):
+            call.pending.task.cancel()  # ADK goes on cancelling: nothing to answer
+            return None
+        async with self._failing(state):
+            call.pending.handoff.fail(error)
+            outcome = await finish(call.pending)
+            if outcome.is_error and outcome.error is error:
+                return None
+            return await self._tool_answer(state, outcome, tool_context, None)
+
+    async def _tool_answer(
+        self,
+        state: _Run,
+        outcome: ToolOutcome,
+        tool_context: ToolContext,
+        result: Any,
+    ) -> dict[str, Any] | None:
+        """The outcome as ADK's function response (``None``: ADK's own ``result`` stands),
+        and its tool message (``on_message``)."""
+        call = outcome.call
+        if outcome.terminate:
+            CAPABILITIES.require("on_tool_call_result", "terminate")
+            state.terminated = True
+            tool_context.actions.skip_summarization = True
+        if outcome.is_error:
+            text = outcome.error_text()
+            await self._tool_message(state, call.id, call.name, text, True)
+            return {"error": text}
+        text = outcome.text if outcome.text is not None else result_text(outcome.result)
+        await self._tool_message(state, call.id, call.name, text, False)
+        if result is not None and outcome.result is result:
+            return None
+        return tool_response(outcome.result)
+
+    async def _tool_message(
+        self, state: _Run, call_id: str, name: str, text: str, is_error: bool
+    ) -> None:
+        if state.run.listened("on_message"):
+            await state.run.message(
+                ChatMessage(
+                    role="tool", content=text, tool_call_id=call_id, name=name, is_error=is_error
+                )
+            )
+
+    # --- events and the end -----------------------------------------------------------------
+
+    async def on_event_callback(
+        self, *, invocation_context: InvocationContext, event: Event
+    ) -> Event | None:
+        """The final answer: ``on_loop_end``, ``post_agent`` (which may rewrite or withhold
+        it: the caller and the session get what it left) and its ``on_message``."""
+        if event.partial or event.author == "user" or not event.is_final_response():
+            return None
+        state = self._runs.get(invocation_context.invocation_id)
+        if state is None or state.run.ended is not None:
+            return None
+        run = state.run
+        if state.denied is not None:
+            state.final = run.denied_response(state.denied)
+            return None
+        if event.get_function_calls() or event.get_function_responses():
+            if state.terminated:
+                state.final = AgentResponse(
+                    finish_reason="terminated",
+                    usage=run.usage,
+                    iterations=_iterations(run),
+                    agent=run.agent,
+                )
+            return None  # a pause (a confirmation asked) or a long-running call
+        async with self._failing(state):
+            await run.loop_end()
+            text = text_of(event.content)
+            answer = AgentResponse(
+                content=text, usage=run.usage, iterations=_iterations(run), agent=run.agent
+            )
+            got = await run.post_agent(answer, input=state.input)
+            final = run.denied_response(got) if isinstance(got, Deny) else got
+            state.final = final
+            if run.listened("on_message"):
+                await run.message(ChatMessage(role="assistant", content=final.content))
+            if final.content != text and event.content is not None:
+                return event.model_copy(
+                    update={"content": patch_text(event.content, final.content)}
+                )
+            return None
+
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        """The invocation ended without an error: done, paused, or aborted."""
+        state = self._runs.pop(invocation_context.invocation_id, None)
+        if state is None:
+            return
+        run = state.run
+        if invocation_context.is_aborted:
+            await run.abort("aborted")
+        elif state.paused:
+            await run.paused(
+                AgentResponse(
+                    finish_reason="paused",
+                    usage=run.usage,
+                    iterations=_iterations(run),
+                    agent=run.agent,
+                    pending=list(state.paused),
+                )
+            )
+        elif state.final is not None:
+            await run.done(state.final)
+        else:
+            # ADK ends a run whose caller stopped reading its events (an early close) the
+            # way it ends a completed one
+            await run.abort("the caller stopped reading the run's events")
+
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        """The invocation failed: ``on_chat_error`` with the exception ADK raises."""
+        state = self._runs.pop(invocation_context.invocation_id, None)
+        if state is not None:
+            await state.run.error(error)
+
+
+async def _call_model(
+    agent: Any, view: RequestView, request: ProviderRequest, llm_request: LlmRequest
+) -> ProviderResponse:
+    """Call the agent's model directly (a second call of one hook layer: a retry)."""
+    again = llm_request.model_copy(deep=True)
+    write_request(view, request, again)
+    model = agent.canonical_model
+    last: LlmResponse | None = None
+    async for response in model.generate_content_async(again, stream=False):
+        if not response.partial:
+            last = response
+    if last is None:
+        raise RuntimeError(f"model {model.model!r} answered nothing")
+    return read_response(last)
+
+
+def _iterations(run: BridgeRun) -> int:
+    return 0 if run.iteration is None else run.iteration + 1
+
+
+def _rejection(confirmation: ToolConfirmation) -> str:
+    payload = confirmation.payload
+    if isinstance(payload, dict) and isinstance(payload.get("reason"), str):
+        return str(payload["reason"])
+    if isinstance(payload, str) and payload:
+        return payload
+    return REJECTED
+
+
+__all__ = ["AgentHooksPlugin"]
