@@ -1,0 +1,595 @@
+"""``AgentHooksMiddleware``: a LangChain v1 ``AgentMiddleware`` that reports each run of a
+``create_agent`` agent to a ``HookBus``, so the bus's hooks, guards, middleware and plugins
+apply to it as to an agent of our own runtime."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, NotRequired
+
+import pydantic_core
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import OmitFromSchema, hook_config
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.tools import BaseTool, ToolException
+from langgraph.config import get_config
+from langgraph.errors import GraphBubbleUp
+from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+
+from agenthooks import HookBus
+from agenthooks.bridges import BridgeError, BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.decisions import Deny
+from agenthooks.errors import ToolValidationError, UnsupportedReturnError
+from agenthooks.events import GROUPS
+from agenthooks.messages import AgentResponse, PendingCall, ProviderRequest, ProviderResponse
+from agenthooks.messages import ToolCall as OurToolCall
+
+from . import watch
+from .approval import approval_request, decision_of
+from .capabilities import CAPABILITIES
+from .tools import bridge_tool
+from .translate import (
+    message_in,
+    messages_out,
+    request_in,
+    response_in,
+    response_out,
+    text_of,
+    tool_name,
+    usage_in,
+    with_text,
+)
+
+RUN_KEY = "agenthooks_run_id"
+"""The state key that keeps a run's id across a pause (a resumed run keeps its id)."""
+
+_MODEL_EVENTS = GROUPS["model_call"]
+_TOOL_EVENTS = GROUPS["tool_call"]
+_ENDING_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
+_FIXED_REQUEST_FIELDS = ("model", "temperature", "reasoning_effort", "response_format")
+
+
+class AgentHooksState(AgentState[Any]):
+    """The agent state with the bridge's run id (private: not in the input or output)."""
+
+    agenthooks_run_id: NotRequired[Annotated[str, OmitFromSchema(input=True, output=True)]]
+
+
+@dataclass(eq=False)
+class _Run:
+    """What the middleware keeps of one graph run beside its ``BridgeRun``."""
+
+    bridge: BridgeRun
+    input: str = ""
+    start: int = 0
+    """Where this run's messages begin in the state's messages."""
+    denied: Deny | None = None
+    """The ``pre_request`` deny that ended the run."""
+    asked: list[PendingCall] = field(default_factory=list)
+    last: AIMessage | None = None
+    """The latest answer of the model (the final one is committed after ``post_agent``)."""
+    resumed: bool = False
+
+
+class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
+    """Reports every run of a LangChain ``create_agent`` agent to ``bus``: the same events,
+    returns and guarantees as a run of our own runtime.
+
+    List it first in ``middleware=[...]``, so its model and tool layers are the outermost ones
+    (other middleware's retries and fallbacks run inside the hooks, as ``bus.use(...)``
+    middleware does) and its ``after_agent`` runs last. Runs are asynchronous
+    (``ainvoke``, ``astream``); an ``Ask`` needs a checkpointer.
+
+    Args:
+        bus: The bus whose handlers, guards and middleware apply to the agent's runs.
+        agent: The agent's name on every context (default: the ``name`` given to
+            ``create_agent``, else ``"agent"``).
+        name: The middleware's name in the graph (two instances on one agent need two names).
+
+    Example:
+        ```python
+        agent = create_agent(model, tools, middleware=[AgentHooksMiddleware(bus)])
+        ```
+    """
+
+    state_schema = AgentHooksState
+
+    def __init__(
+        self, bus: HookBus, *, agent: str | None = None, name: str = "AgentHooksMiddleware"
+    ) -> None:
+        super().__init__()
+        self.bus = bus
+        self.agent = agent
+        self._name = name
+        self.tools: Sequence[BaseTool] = []
+        self._bridge_tools: dict[int, tuple[BaseTool, BridgeTool]] = {}
+        self._runs: dict[Any, _Run] = {}
+        """The runs in progress, by LangChain's id of their graph run."""
+        self._asked: dict[tuple[str | None, str], str] = {}
+        """The calls this process paused, by (thread id, call id): at resume the interrupt
+        answers them before their hooks run again."""
+        watch.install()
+
+    @property
+    def name(self) -> str:
+        """The middleware's name in the graph."""
+        return self._name
+
+    # --- the start of a run ------------------------------------------------------------------
+
+    @hook_config(can_jump_to=["end"])
+    async def abefore_agent(
+        self, state: AgentHooksState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        """``on_chat_start`` and ``on_user_message``; a ``Deny`` ends the run with its reason
+        as the final ``AIMessage``."""
+        config = get_config()
+        graph = watch.NODE_PARENTS.graph_run(config)
+        if graph is None:
+            raise BridgeError(
+                "AgentHooksMiddleware runs only inside an agent built by "
+                "langchain.agents.create_agent"
+            )
+        info = runtime.execution_info
+        run_id = (info.run_id if info is not None else None) or str(graph)
+        bridge = BridgeRun(
+            self.bus,
+            CAPABILITIES,
+            agent=self.agent or (config.get("metadata") or {}).get("lc_agent_name") or "agent",
+            run_id=run_id,
+            session_id=info.thread_id if info is not None else None,
+        )
+        messages = state["messages"]
+        human_at = _last_index(messages, HumanMessage)
+        human: BaseMessage | None = messages[human_at] if human_at is not None else None
+        run = _Run(bridge, input=text_of(human) if human is not None else "")
+        run.start = human_at if human_at is not None else len(messages)
+        self._follow(graph, run)
+        update: dict[str, Any] = {RUN_KEY: run_id}
+        got = await bridge.start(run.input)
+        if isinstance(got, Deny):
+            response = bridge.denied_response(got)
+            await bridge.done(response)
+            update["messages"] = [AIMessage(content=response.content or "")]
+            update["jump_to"] = "end"
+            return update
+        if human is not None and got != run.input:
+            rewritten = with_text(human, got)
+            update["messages"] = [rewritten]
+            run.input = got
+            human = rewritten
+        if human is not None and "on_message" in self.bus.listened:
+            await bridge.message(message_in(human))
+        return update
+
+    # --- model calls -------------------------------------------------------------------------
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """One model turn: ``on_loop_start``, then the model call through ``pre_request``, the
+        bus's provider middleware, ``on_model_error`` and ``on_response``."""
+        run = self._run(request.state)
+        bridge = run.bridge
+        await bridge.loop_start()
+        bus = self.bus
+        if not bus.provider_stack and _MODEL_EVENTS.isdisjoint(bus.listened):
+            answer = await handler(request)
+            ai = _ai_of(answer)
+            if ai is not None:
+                bridge.usage = bridge.usage + usage_in(ai)
+                await self._answered(run, ai)
+            return answer
+
+        asked = request_in(
+            request.messages,
+            request.system_message,
+            request.tools,
+            request.model,
+            request.tool_choice,
+        )
+        last: list[tuple[ModelResponse[Any], ProviderResponse | None]] = []
+
+        async def call(sent: ProviderRequest) -> ProviderResponse:
+            got = await handler(request if sent is asked else _rewritten(request, asked, sent))
+            ai = _ai_of(got)
+            read = response_in(ai) if ai is not None else None
+            last.append((got, read))
+            return read if read is not None else ProviderResponse()
+
+        result = await bridge.model_call(asked, call)
+        if isinstance(result, Deny):
+            run.denied = result
+            return ModelResponse(result=[AIMessage(content=result.text())])
+        got, read = last[-1] if last else (None, None)
+        if got is not None and result is read:
+            answer = got  # nothing changed it: LangChain's own response
+        else:
+            original = _ai_of(got) if got is not None else None
+            ai = response_out(result, original)
+            rest = [m for m in got.result if m is not original] if got is not None else []
+            answer = ModelResponse(
+                result=[ai, *rest],
+                structured_response=got.structured_response if got is not None else None,
+            )
+        ai = _ai_of(answer)
+        if ai is not None:
+            await self._answered(run, ai)
+        return answer
+
+    async def _answered(self, run: _Run, ai: AIMessage) -> None:
+        """``on_message`` for an answer with tool calls; a final answer waits for
+        ``post_agent``."""
+        run.last = ai
+        if ai.tool_calls and "on_message" in self.bus.listened:
+            await run.bridge.message(message_in(ai))
+
+    # --- tool calls ----------------------------------------------------------------------------
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """One tool call through ``pre_tool_call``, the bus's tool middleware, the tool,
+        ``on_tool_call_error`` and ``on_tool_call_result``; an ``Ask`` pauses the run with a
+        LangGraph interrupt."""
+        run = self._run(request.state)
+        tool = request.tool
+        bus = self.bus
+        if tool is None:  # not one of the agent's tools: LangChain answers the model itself
+            return await handler(request)
+        if not bus.tool_stack and _TOOL_EVENTS.isdisjoint(bus.listened):
+            message = await handler(request)
+            await self._tool_message(run, message)
+            return message
+
+        described = self._describe(tool)
+        raw = request.tool_call
+        try:
+            arguments = described.validate(raw["args"])
+        except ToolValidationError:
+            arguments = raw["args"]  # LangChain's validation answers the model, as without us
+        call = OurToolCall(id=raw.get("id") or "", name=raw["name"], arguments=arguments)
+        info = request.runtime.execution_info if request.runtime is not None else None
+        thread = info.thread_id if info is not None else None
+        key = (thread, call.id)
+
+        if key in self._asked:  # this process paused it: the interrupt holds the answer now
+            reason = self._asked[key]
+            decision = decision_of(interrupt(approval_request(call, reason)), call)
+            del self._asked[key]
+            if isinstance(decision, Deny):
+                return await self._refused(run, call, decision)
+            return _answered(
+                await self._call(run, request, handler, call, described, approved=True)
+            )
+
+        first = await self._call(run, request, handler, call, described, approved=False)
+        if not isinstance(first, _Asked):
+            return first
+        result = first
+        if thread is None:
+            raise BridgeError(
+                f"a pre_tool_call handler returned Ask({result.reason!r}) for {call.name!r}; "
+                "pausing needs a checkpointer: create_agent(..., checkpointer=InMemorySaver())"
+            )
+        self._asked[key] = result.reason
+        run.asked.append(
+            PendingCall(
+                call_id=call.id, tool=call.name, arguments=call.arguments, reason=result.reason
+            )
+        )
+        # the first time, interrupt() ends this call here and the run pauses; a run resumed in
+        # a process that did not pause it gets the answer here
+        decision = decision_of(interrupt(approval_request(call, result.reason)), call)
+        self._asked.pop(key, None)
+        if isinstance(decision, Deny):
+            return await self._refused(run, call, decision)
+        return _answered(await self._call(run, request, handler, call, described, approved=True))
+
+    async def _call(
+        self,
+        run: _Run,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+        call: OurToolCall,
+        described: BridgeTool,
+        *,
+        approved: bool,
+    ) -> ToolMessage | Command[Any] | _Asked:
+        raw = request.tool_call
+        seen: dict[str, Any] = {}
+
+        async def invoke(arguments: dict[str, Any]) -> Any:
+            sent = (
+                request
+                if arguments is call.arguments
+                else request.override(tool_call={**raw, "args": arguments})
+            )
+            out = await handler(sent)
+            seen["out"] = out
+            if not isinstance(out, ToolMessage):
+                return out
+            if out.status == "error":
+                # a ToolException the tool's handle_tool_error wrote down: hooks see it raised
+                seen["error"] = error = ToolException(text_of(out))
+                raise error
+            seen["content"] = out.content
+            return out.content
+
+        outcome = await run.bridge.tool_call(call, described, invoke, approved=approved)
+        if outcome.asked is not None:
+            return _Asked(outcome.asked)
+        if outcome.terminate:
+            CAPABILITIES.require(
+                "on_tool_call_error" if outcome.error is not None else "on_tool_call_result",
+                "terminate",
+            )
+        message = self._outcome_message(raw, outcome, seen)
+        await self._tool_message(run, message)
+        return message
+
+    @staticmethod
+    def _outcome_message(
+        raw: Any, outcome: ToolOutcome, seen: dict[str, Any]
+    ) -> ToolMessage | Command[Any]:
+        """What LangChain gets for the call: its own message where the hooks changed nothing,
+        else that message with only the content changed, or a new one."""
+        out = seen.get("out")
+        error = outcome.error
+        if error is None:
+            result = outcome.result
+            if out is not None and (
+                result is seen.get("content") or (result is out and "content" not in seen)
+            ):
+                return out  # type: ignore[no-any-return]
+            text = outcome.text if outcome.text is not None else _as_text(result)
+            if isinstance(out, ToolMessage):
+                return out.model_copy(update={"content": text, "status": "success"})
+            return ToolMessage(content=text, tool_call_id=raw["id"], name=raw["name"])
+        if error is seen.get("error") and isinstance(out, ToolMessage):
+            return out  # LangChain's own error message
+        if (
+            outcome.source == "handler"
+            and isinstance(error, BaseException)
+            and "out" not in seen
+            and not isinstance(error, ToolValidationError)
+        ):
+            # the tool raised and nothing recovered: the run fails with it, as without the bridge
+            raise error
+        return ToolMessage(
+            content=outcome.error_text(), tool_call_id=raw["id"], name=raw["name"], status="error"
+        )
+
+    async def _refused(self, run: _Run, call: OurToolCall, decision: Deny) -> ToolMessage:
+        message = ToolMessage(
+            content=decision.text(call.name), tool_call_id=call.id, name=call.name, status="error"
+        )
+        await self._tool_message(run, message)
+        return message
+
+    async def _tool_message(self, run: _Run, message: ToolMessage | Command[Any]) -> None:
+        if isinstance(message, ToolMessage) and "on_message" in self.bus.listened:
+            await run.bridge.message(message_in(message))
+
+    def _describe(self, tool: BaseTool) -> BridgeTool:
+        known = self._bridge_tools.get(id(tool))
+        if known is None or known[0] is not tool:
+            known = self._bridge_tools[id(tool)] = (tool, bridge_tool(tool))
+        return known[1]
+
+    # --- the end of a run ----------------------------------------------------------------------
+
+    async def aafter_agent(
+        self, state: AgentHooksState, runtime: Runtime[Any]
+    ) -> dict[str, Any] | None:
+        """``post_agent`` (a rewrite or a deny replaces the final ``AIMessage``), the final
+        answer's ``on_message``, then ``on_chat_done`` and ``on_chat_end``."""
+        run = self._run(state)
+        bridge = run.bridge
+        if bridge.ended is not None:
+            return None
+        await bridge.loop_end()
+        if run.denied is not None:
+            await bridge.done(bridge.denied_response(run.denied))
+            return None
+        messages = state["messages"]
+        at = _last_index(messages, AIMessage)
+        final = messages[at] if at is not None else None
+        assert final is None or isinstance(final, AIMessage)
+        listened = self.bus.listened
+        response = AgentResponse(
+            content=(text_of(final) or None) if final is not None else None,
+            messages=(
+                [message_in(m) for m in messages[run.start :]]
+                if not _ENDING_EVENTS.isdisjoint(listened)
+                else []
+            ),
+            usage=bridge.usage,
+            iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
+            agent=bridge.agent,
+        )
+        got = await bridge.post_agent(response, input=run.input)
+        update: dict[str, Any] | None = None
+        if isinstance(got, Deny):
+            response = bridge.denied_response(got, response.messages)
+            if final is not None:
+                update = {"messages": [with_text(final, response.content)]}
+        else:
+            committed: BaseMessage | None = final
+            if got is not response and final is not None:
+                committed = with_text(final, got.content)
+                update = {"messages": [committed]}
+            response = got
+            if (
+                final is not None
+                and committed is not None
+                and not final.tool_calls
+                and "on_message" in listened
+            ):
+                await bridge.message(message_in(committed))
+        await bridge.done(response)
+        return update
+
+    # --- runs ------------------------------------------------------------------------------------
+
+    def _follow(self, graph: Any, run: _Run) -> None:
+        """End ``run`` when graph run ``graph`` ends another way than through ``after_agent``."""
+
+        async def ending(error: BaseException | None, output: Any) -> None:
+            bridge = run.bridge
+            if bridge.ended is not None:
+                return
+            if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
+                await bridge.abort("cancelled")
+            elif error is None and not run.asked and not _interrupted(output):
+                await bridge.error(BridgeError(f"run {bridge.run_id} ended without an answer"))
+            elif error is not None and not isinstance(error, GraphBubbleUp):
+                await bridge.error(error)
+            else:  # paused: an interrupt (ours or another middleware's) waits for a human
+                await bridge.paused(
+                    AgentResponse(
+                        content=(text_of(run.last) or None) if run.last is not None else None,
+                        finish_reason="paused",
+                        usage=bridge.usage,
+                        iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
+                        agent=bridge.agent,
+                        pending=list(run.asked),
+                    )
+                )
+
+        self._runs[graph] = run
+        watch.RUN_ENDS.endings[graph] = self._forget(graph, ending)
+
+    def _forget(
+        self, graph: Any, ending: Callable[[BaseException | None, Any], Awaitable[None]]
+    ) -> Callable[[BaseException | None, Any], Awaitable[None]]:
+        async def end(error: BaseException | None, output: Any) -> None:
+            try:
+                await ending(error, output)
+            finally:
+                self._runs.pop(graph, None)
+
+        return end
+
+    def _run(self, state: Any) -> _Run:
+        """The run of the graph whose node is running now; a run resumed after a pause is
+        taken up again under the id it had."""
+        graph = watch.NODE_PARENTS.graph_run(get_config())
+        run = self._runs.get(graph) if graph is not None else None
+        if run is not None:
+            return run
+        run_id = state.get(RUN_KEY) if isinstance(state, dict) else None
+        if graph is None or run_id is None:
+            raise BridgeError(
+                "AgentHooksMiddleware saw a call of a run it did not start: list it in "
+                "create_agent(middleware=[...]) and run the agent with ainvoke or astream"
+            )
+        config = get_config()
+        bridge = BridgeRun(
+            self.bus,
+            CAPABILITIES,
+            agent=self.agent or (config.get("metadata") or {}).get("lc_agent_name") or "agent",
+            run_id=str(run_id),
+            session_id=(config.get("configurable") or {}).get("thread_id"),
+        )
+        run = _Run(bridge, resumed=True, start=len(state.get("messages", ())))
+        self._follow(graph, run)
+        return run
+
+
+@dataclass(frozen=True)
+class _Asked:
+    reason: str
+
+
+def _rewritten(
+    request: ModelRequest[Any], asked: ProviderRequest, sent: ProviderRequest
+) -> ModelRequest[Any]:
+    """``request`` with what a ``pre_request`` handler changed in ``asked`` (now ``sent``)."""
+    for name in _FIXED_REQUEST_FIELDS:
+        if getattr(sent, name) != getattr(asked, name):
+            raise UnsupportedReturnError(
+                "pre_request",
+                "request",
+                "LangChain",
+                f"the request's {name} cannot be changed (the agent's model object makes the "
+                "call); change it with LangChain's own model middleware",
+            )
+    overrides: dict[str, Any] = {}
+    if sent.messages is not asked.messages:
+        overrides["messages"] = messages_out(sent.messages, asked.messages, request.messages)
+    if sent.system != asked.system:
+        if sent.system is None:
+            overrides["system_message"] = None
+        elif request.system_message is not None:
+            overrides["system_message"] = with_text(request.system_message, sent.system)
+        else:
+            overrides["system_message"] = SystemMessage(content=sent.system)
+    if sent.tools != asked.tools:
+        offered = {tool_name(s): t for s, t in zip(asked.tools, request.tools)}
+        names = [tool_name(s) for s in sent.tools]
+        unknown = [n for n in names if n not in offered]
+        if unknown:
+            raise UnsupportedReturnError(
+                "pre_request",
+                "request",
+                "LangChain",
+                f"tools {unknown} are not the agent's: a request may offer fewer of the "
+                "agent's tools, not others",
+            )
+        overrides["tools"] = [offered[n] for n in names]
+    if sent.tool_choice != asked.tool_choice:
+        overrides["tool_choice"] = sent.tool_choice
+    return request.override(**overrides) if overrides else request
+
+
+def _answered(result: ToolMessage | Command[Any] | _Asked) -> ToolMessage | Command[Any]:
+    """The message of an approved call (an ``Ask`` counts as ``None`` for it, so it cannot
+    ask again)."""
+    assert not isinstance(result, _Asked)
+    return result
+
+
+def _ai_of(response: ModelResponse[Any] | None) -> AIMessage | None:
+    if response is None:
+        return None
+    for message in response.result:
+        if isinstance(message, AIMessage):
+            return message
+    return None
+
+
+def _last_index(messages: Sequence[AnyMessage | BaseMessage], kind: type) -> int | None:
+    for i in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[i], kind):
+            return i
+    return None
+
+
+def _interrupted(output: Any) -> bool:
+    return isinstance(output, dict) and bool(output.get("__interrupt__"))
+
+
+def _as_text(result: Any) -> str:
+    """A rewritten result as the tool message's text: strings as they are, else JSON."""
+    if isinstance(result, str):
+        return result
+    return pydantic_core.to_json(result, fallback=str).decode()
+
+
+__all__ = ["RUN_KEY", "AgentHooksMiddleware", "AgentHooksState"]
