@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -211,15 +212,25 @@ class Agent:
 
     # MCP servers --------------------------------------------------------------------------
 
-    async def connect(self) -> None:
-        """Connect the MCP servers not connected yet (of this agent and of the agents it hands
-        off to), each firing ``on_scope_register``. Runs do it themselves before their first
-        event; call it to start the servers earlier. A server that cannot be started raises
-        ``MCPConnectionError`` naming it."""
+    async def connect_mcp(self) -> None:
+        """Start and connect the MCP servers not connected yet (of this agent and of the
+        agents it hands off to), each firing ``on_scope_register``. Runs do it themselves
+        before their first event; call it to start the servers earlier. A server that cannot
+        be started raises ``MCPConnectionError`` naming it."""
         if self._connect_on_run:
             from ..mcp.attach import connect_servers
 
             await connect_servers(self)
+
+    async def connect(self) -> None:
+        """The former name of ``connect_mcp`` (deprecated: it starts MCP servers, which the
+        name did not say)."""
+        warnings.warn(
+            "Agent.connect() is deprecated; use Agent.connect_mcp()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        await self.connect_mcp()
 
     async def aclose(self) -> None:
         """Close the MCP servers of this agent, its sub-agents and its handoff targets, each

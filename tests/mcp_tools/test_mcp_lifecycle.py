@@ -186,7 +186,7 @@ async def test_a_tool_name_a_local_tool_has_already_is_refused(
 async def test_two_servers_with_one_name_are_refused(weather: StdioWeather) -> None:
     agent = make_agent(["never"], mcp_servers=[weather.server(), weather.server("weather")])
     with pytest.raises(RegistrationError) as caught:
-        await agent.connect()
+        await agent.connect_mcp()
     assert str(caught.value) == (
         "agent 'agent' already has a scope 'weather'; pass name= to the server"
     )
@@ -274,3 +274,11 @@ def test_importing_agenthooks_does_not_import_mcp() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"
+
+
+async def test_connect_is_the_deprecated_name_of_connect_mcp() -> None:
+    from agenthooks import Agent
+
+    agent = Agent("a")
+    with pytest.warns(DeprecationWarning, match=r"use Agent\.connect_mcp\(\)"):
+        await agent.connect()

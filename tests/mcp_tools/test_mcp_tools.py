@@ -250,7 +250,7 @@ async def test_the_tool_object_validates_and_invokes_like_a_local_tool(
     server = weather.server()
     agent = make_agent([], mcp_servers=[server])
     async with agent:
-        await agent.connect()
+        await agent.connect_mcp()
         forecast = agent.scopes["weather"].tools["forecast"]
         assert repr(forecast) == "MCPTool('forecast', server='weather')"
         assert forecast.validate({"city": "Oslo"}) == {"city": "Oslo"}
