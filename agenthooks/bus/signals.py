@@ -67,6 +67,12 @@ def error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def typed_error_text(exc: BaseException) -> str:
+    """An exception as ``TypeName: message`` (its type's name alone when it has no message)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 RECORD_COUNTS: dict[str, int] = {}
 """run id -> the ``on_event`` records emitted for it so far, for the runs being counted (a
 top-level run while it runs: a paused run stores its count, so its resumption, in any
@@ -110,9 +116,11 @@ def event_record(name: str, ctx: EventContext, deny: Deny | Ask | None) -> Event
             "output": out,
             "is_error": error is not None or deny is not None,
             "duration": data.get("duration"),
+            # an exception keeps its type, as the model reads it ("FileNotFoundError: /tmp/x");
+            # a text (a deny reason, a handler's replacement) is given as it is
             "error": None
             if error is None
-            else error_text(error)
+            else typed_error_text(error)
             if isinstance(error, BaseException)
             else str(error),
             "denied": None if deny is None else deny.text(tool_name),
@@ -125,4 +133,11 @@ def event_record(name: str, ctx: EventContext, deny: Deny | Ask | None) -> Event
     return record
 
 
-__all__ = ["RECORD_COUNTS", "BusSignal", "error_text", "event_record", "send_receivers"]
+__all__ = [
+    "RECORD_COUNTS",
+    "BusSignal",
+    "error_text",
+    "event_record",
+    "send_receivers",
+    "typed_error_text",
+]

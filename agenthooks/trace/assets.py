@@ -50,6 +50,7 @@ h1 { font-size: 17px; margin: 0 0 4px; }
 .span.status-open { opacity: .6; border: 1px dashed var(--text); }
 .span.status-paused { background: var(--recovered); border: 1px dashed var(--text); }
 .span.selected { outline: 2px solid var(--text); outline-offset: 1px; }
+.span.point { min-width: 12px; margin-left: -6px; border-radius: 7px; padding: 0; }
 .mark { position: absolute; top: 3px; width: 9px; height: 9px; margin-left: -4px;
   transform: rotate(45deg); background: var(--muted); z-index: 1; }
 .mark.status-error { background: var(--error); }
@@ -117,7 +118,9 @@ JS = """
     var label = el("div", "label status-" + s.status, s.label);
     label.style.paddingLeft = (6 + 14 * s.lane_depth) + "px";
     var track = el("div", "track");
-    var bar = el("div", "span kind-" + s.kind + " status-" + s.status,
+    // a span that took no time (a call denied before it ran, an ask) is a point on its time
+    var bar = el("div", "span kind-" + s.kind + " status-" + s.status +
+                 (s.duration_ms > 0 ? "" : " point"),
                  s.duration_ms >= total / 12 ? fmt(s.duration_ms) : "");
     bar.setAttribute("data-span-id", s.id);
     bar.setAttribute("data-kind", s.kind);

@@ -87,11 +87,18 @@ class CallSpans(RunSpans):
         return span
 
     def pre_tool_call(self, state: RunState, r: dict[str, Any]) -> None:
+        call_id = str(r.get("tool_call_id") or "")
+        paused = state.tools.get(call_id)
+        if paused is not None and paused.status == "paused":
+            # the call approved at resume runs now: a span of its own where it runs, after
+            # the pause, while the asking span stays a point in its turn
+            del state.tools[call_id]
         span = self.tool(state, r)
         if r.get("denied"):
             span.status, span.error = "denied", r["denied"]
         elif r.get("asked"):
-            span.status, span.error = "paused", f"asked: {r['asked']}"
+            # nothing ran: the call waits for a human, as a point in its turn
+            span.status, span.error, span.end = "paused", f"asked: {r['asked']}", span.start
         elif r.get("error"):
             span.status, span.error = "denied", r["error"]
         elif r.get("output") is not None:
@@ -99,33 +106,45 @@ class CallSpans(RunSpans):
 
     def on_tool_call_result(self, state: RunState, r: dict[str, Any]) -> None:
         span = self.tool(state, r)
-        span.end = float(r["mono"])
+        self.close_tool(span, r)
         span.details["result"] = preview(r.get("output"))
         if r.get("denied"):
             span.status, span.error = "denied", r["denied"]
         elif span.status == "error":
             span.status = "recovered"
-        elif span.status == "paused":  # approved at resume
-            span.status, span.error = "ok", None
 
     def on_tool_call_error(self, state: RunState, r: dict[str, Any]) -> None:
         span = self.tool(state, r)
-        span.end = float(r["mono"])
+        self.close_tool(span, r)
         if span.status != "denied":
             span.status = "error"
         span.error = r.get("error") or span.error
+
+    @staticmethod
+    def close_tool(span: Span, r: dict[str, Any]) -> None:
+        """End a tool span as its record says: after the ``duration`` the tool ran (0 for a
+        call that never ran: denied, invalid, unknown), not when the record arrived, which
+        is later by the after-hooks' time and, in a parallel batch, by the other calls'."""
+        duration = r.get("duration")
+        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration >= 0:
+            span.end = span.start + float(duration)
+        else:
+            span.end = float(r["mono"])
 
     def on_message(self, state: RunState, r: dict[str, Any]) -> None:
         """A tool message for a call still open was written without an after-event: the run
         was aborted or failed mid-call (its text says why, e.g. ``cancelled``)."""
         message = as_dict(r.get("output"))
         span = state.tools.get(str(message.get("tool_call_id") or ""))
-        if message.get("role") != "tool" or span is None or span.end is not None:
+        if message.get("role") != "tool" or span is None:
             return
-        span.end = float(r["mono"])
         if span.status == "paused":  # denied by a human at resume: the reason is the message
             span.status, span.error = "denied", message.get("content")
-        elif message.get("is_error") and span.status != "denied":
+            return
+        if span.end is not None:
+            return
+        span.end = float(r["mono"])
+        if message.get("is_error") and span.status != "denied":
             span.status, span.error = "error", message.get("content")
 
 

@@ -317,7 +317,10 @@ def test_trace_prints_the_tree(recording: Path) -> None:
 def test_trace_colour_always(recording: Path) -> None:
     result = run_cli("trace", str(recording), "--color", "always")
     assert result.returncode == 0
-    assert "\033[31mtool flaky_api()  5.0 ms  ERROR: upstream returned 503\033[0m" in result.stdout
+    assert (
+        "\033[31mtool flaky_api()  5.0 ms  ERROR: ConnectionError: upstream returned 503\033[0m"
+        in result.stdout
+    )
 
 
 def test_trace_writes_the_page(recording: Path, tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ async def test_lines_carry_serialized_inputs_outputs_and_errors() -> None:
     failed = [r for r in records if r["type"] == "on_tool_call_error"]
     assert [(r["tool_name"], r["error"]) for r in failed] == [
         ("delete_file", "file deletion is disabled"),
-        ("flaky_api", "upstream returned 503"),
+        ("flaky_api", "ConnectionError: upstream returned 503"),
     ]
     response = next(r for r in records if r["type"] == "on_response")
     assert response["output"]["tool_calls"][0] == {

@@ -30,10 +30,10 @@ agent support  78 ms  tokens 182 in / 44 out  → stop
 ├─ turn 0  14 ms
 │  ├─ model call demo-model  1.0 ms  tokens 30 in / 12 out  → tools: search, delete_file, flaky_api
 │  ├─ tool search({"query": "hooks"})  3.0 ms  → 3 hits for hooks
-│  ├─ tool delete_file({"path": "/etc"})  4.0 ms  DENIED: file deletion is disabled
-│  └─ tool flaky_api()  5.0 ms  ERROR: upstream returned 503
+│  ├─ tool delete_file({"path": "/etc"})  0.0 ms  DENIED: file deletion is disabled
+│  └─ tool flaky_api()  5.0 ms  ERROR: ConnectionError: upstream returned 503
 ├─ turn 1  9.0 ms
-│  ├─ model call demo-model  2.0 ms  RECOVERED: model overloaded
+│  ├─ model call demo-model  2.0 ms  RECOVERED: ConnectionError: model overloaded
 │  └─ tool search({"query": "retry"})  1.0 ms  → 3 hits for retry
 ├─ turn 2  34 ms
 │  ├─ model call demo-model  1.0 ms  tokens 50 in / 9 out  → tools: researcher
@@ -62,13 +62,17 @@ def test_tree_in_ascii_and_in_colour(scenario_records: list[dict[str, Any]]) -> 
     trace = build_trace(scenario_records)
     ascii_tree = render_tree(trace, unicode=False)
     assert ascii_tree.splitlines()[1] == "+- turn 0  14 ms"
-    assert "|  `- tool flaky_api()  5.0 ms  ERROR: upstream returned 503" in ascii_tree
+    assert (
+        "|  `- tool flaky_api()  5.0 ms  ERROR: ConnectionError: upstream returned 503"
+        in ascii_tree
+    )
     coloured = render_tree(trace, color=True).splitlines()
     assert (
-        coloured[5] == "│  └─ \033[31mtool flaky_api()  5.0 ms  ERROR: upstream returned 503\033[0m"
+        coloured[5]
+        == "│  └─ \033[31mtool flaky_api()  5.0 ms  ERROR: ConnectionError: upstream returned 503\033[0m"
     )
     assert coloured[4] == (
-        '│  ├─ \033[33mtool delete_file({"path": "/etc"})  4.0 ms  DENIED: '
+        '│  ├─ \033[33mtool delete_file({"path": "/etc"})  0.0 ms  DENIED: '
         "file deletion is disabled\033[0m"
     )
     assert re.sub(r"\033\[\d+m", "", "\n".join(coloured)) + "\n" == SCENARIO_TREE
@@ -341,8 +345,8 @@ def test_page_data_has_one_entry_per_span_with_lane_depths(
     flaky = next(s for s in spans if s["name"] == "flaky_api")
     assert (flaky["status"], flaky["error"], flaky["label"]) == (
         "error",
-        "upstream returned 503",
-        "tool flaky_api() · ERROR: upstream returned 503",
+        "ConnectionError: upstream returned 503",
+        "tool flaky_api() · ERROR: ConnectionError: upstream returned 503",
     )
     model = spans[2]
     assert model["tokens"] == [30, 12]
@@ -381,3 +385,155 @@ def test_page_lists_skipped_lines(scenario_records: list[dict[str, Any]]) -> Non
         "truncated: &lt;cut&gt;</li></ul></div>"
     ) in page
     assert '2 runs · 20 spans · <span class="bad">1 error</span> · 1 denied · 79 records' in page
+
+
+# what the records say ----------------------------------------------------------------------
+
+
+@tool
+async def slow_search() -> str:
+    """Takes 50 ms."""
+    await asyncio.sleep(0.05)
+    return "found"
+
+
+@tool
+def remove(path: str) -> str:
+    """Never runs: denied."""
+    return f"removed {path}"
+
+
+@tool
+async def read_file(path: str) -> str:
+    """Fails after 10 ms."""
+    await asyncio.sleep(0.01)
+    raise FileNotFoundError(path)
+
+
+async def test_tool_bars_last_as_long_as_their_records_say_and_errors_keep_their_type() -> None:
+    """In a parallel batch, a denied call never ran (its record says 0) and a failed tool ran
+    10 ms: neither lasts until its record arrived, after the batch and a slow after-hook."""
+    agent = Agent(
+        "files",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="c1", name="slow_search"),
+                        ToolCall(id="c2", name="remove", arguments={"path": "/"}),
+                        ToolCall(id="c3", name="read_file", arguments={"path": "/tmp/x"}),
+                    ]
+                ),
+                "done",
+            ]
+        ),
+        tools=[slow_search, remove, read_file],
+        parallel_tool_calls=True,
+    )
+    agent.on("pre_tool_call", lambda ctx: Deny("no deleting"), match="remove")
+
+    async def slow_after_hook(ctx: object) -> None:
+        await asyncio.sleep(0.03)
+
+    agent.on("on_tool_call_error", slow_after_hook)
+    recorder = Recorder()
+    recorder.attach(agent)
+    await agent.chat("go")
+    ended = {
+        r["tool_call_id"]: r
+        for r in recorder.records
+        if r["type"] in ("on_tool_call_result", "on_tool_call_error")
+    }
+    assert (ended["c2"]["duration"], ended["c2"]["error"]) == (0.0, "no deleting")
+    assert ended["c3"]["error"] == "FileNotFoundError: /tmp/x"
+    trace = build_trace(recorder.records)
+    spans = {s.details.get("tool_call_id"): s for s in trace.spans if s.kind == "tool"}
+    for call_id in ("c1", "c2", "c3"):
+        span = spans[call_id]
+        assert span.end == span.start + ended[call_id]["duration"]
+    assert spans["c2"].duration == 0.0
+    assert 0.01 <= spans["c3"].duration < 0.03  # it ran ~10 ms; its record came 30 ms later
+    lines = render_tree(trace).splitlines()
+    assert '│  ├─ tool remove({"path": "/"})  0.0 ms  DENIED: no deleting' in lines
+    assert [line.split("  ")[-1] for line in lines if "tool read_file" in line] == [
+        "ERROR: FileNotFoundError: /tmp/x"
+    ]
+    page = {s["name"]: s for s in page_data(trace, title="t")["spans"] if s["kind"] == "tool"}
+    assert page["remove"]["duration_ms"] == 0.0
+    assert page["read_file"]["duration_ms"] == pytest.approx(ended["c3"]["duration"] * 1000)
+    assert page["read_file"]["error"] == "FileNotFoundError: /tmp/x"
+
+
+@tool
+async def pay(amount: int) -> str:
+    """Pays."""
+    return f"paid {amount}"
+
+
+@tool
+def look() -> str:
+    """Looks."""
+    return "seen"
+
+
+@pytest.mark.parametrize("approved", [True, False])
+async def test_a_call_paused_for_a_human_is_a_point_in_its_turn_and_runs_after_resume(
+    approved: bool,
+) -> None:
+    from agenthooks import Approve, Ask
+
+    agent = Agent(
+        "payer",
+        provider=ScriptedProvider(
+            [
+                ProviderResponse(
+                    tool_calls=[
+                        ToolCall(id="p1", name="pay", arguments={"amount": 3}),
+                        ToolCall(id="l1", name="look"),
+                    ]
+                ),
+                "done",
+            ]
+        ),
+        tools=[pay, look],
+    )
+    agent.on("pre_tool_call", lambda ctx: Ask("a human decides"), match="pay")
+    recorder = Recorder()
+    recorder.attach(agent)
+    assert (await agent.chat("go")).finish_reason == "paused"
+    paused_part = len(recorder.records)
+    await agent.resume({"p1": Approve() if approved else Deny("too much")})
+    records = deterministic(recorder.records)
+    # the human took 200 ms to answer
+    records[paused_part:] = [{**r, "mono": r["mono"] + 0.2} for r in records[paused_part:]]
+    trace = build_trace(records)
+    turn = next(s for s in trace.spans if s.name == "turn 0")
+    asked = next(s for s in turn.children if s.name == "pay")
+    assert (asked.duration, asked.status) == (0.0, "paused" if approved else "denied")
+    assert all(c.duration <= turn.duration for c in turn.children)
+    tree = render_tree(trace)
+    if approved:
+        assert tree == (
+            "agent payer  230 ms  → stop\n"
+            "├─ turn 0  9.0 ms\n"
+            "│  ├─ model call  1.0 ms  → tools: pay, look\n"
+            '│  ├─ tool pay({"amount": 3})  0.0 ms  PAUSED: asked: a human decides\n'
+            "│  └─ tool look()  1.0 ms  → seen\n"
+            "├─ · paused, waiting on pay #p1: a human decides\n"
+            "├─ · resumed: approved #p1\n"
+            '├─ tool pay({"amount": 3})  1.0 ms  → paid 3\n'
+            "└─ turn 1  4.0 ms\n"
+            "   └─ model call  1.0 ms  → 'done'\n"
+        )
+    else:
+        assert tree == (
+            "agent payer  228 ms  → stop\n"
+            "├─ turn 0  9.0 ms\n"
+            "│  ├─ model call  1.0 ms  → tools: pay, look\n"
+            '│  ├─ tool pay({"amount": 3})  0.0 ms  DENIED: too much\n'
+            "│  └─ tool look()  1.0 ms  → seen\n"
+            "├─ · paused, waiting on pay #p1: a human decides\n"
+            "├─ · resumed: denied #p1: too much\n"
+            "└─ turn 1  4.0 ms\n"
+            "   └─ model call  1.0 ms  → 'done'\n"
+        )

@@ -150,11 +150,23 @@ async def record_scenario() -> list[dict[str, Any]]:
 
 
 def deterministic(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``records`` with times that depend only on the order: record n at n milliseconds."""
-    return [
-        {**r, "mono": r["seq"] / 1000, "timestamp": 1_700_000_000 + r["seq"] / 1000}
-        for r in records
-    ]
+    """``records`` with times that depend only on the order: record n at n milliseconds. A
+    tool's ``duration`` (how long it ran, which the trace draws) is kept on the same clock:
+    the time since its ``pre_tool_call`` record; 0 (a call that never ran) stays 0."""
+    started: dict[Any, float] = {}
+    out = []
+    for record in records:
+        r = {
+            **record,
+            "mono": record["seq"] / 1000,
+            "timestamp": 1_700_000_000 + record["seq"] / 1000,
+        }
+        if r["type"] == "pre_tool_call":
+            started[r["tool_call_id"]] = r["mono"]
+        elif r["type"] in ("on_tool_call_result", "on_tool_call_error") and r.get("duration"):
+            r["duration"] = r["mono"] - started.get(r["tool_call_id"], r["mono"])
+        out.append(r)
+    return out
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
