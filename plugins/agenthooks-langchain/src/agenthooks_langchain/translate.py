@@ -20,6 +20,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.messages import ToolCall as LCToolCall
+from langchain_core.messages.tool import tool_call
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
@@ -67,7 +68,7 @@ def tool_call_in(call: LCToolCall) -> ToolCall:
 
 def tool_call_out(call: ToolCall) -> LCToolCall:
     """Our tool call as LangChain's."""
-    return LCToolCall(name=call.name, args=dict(call.arguments), id=call.id or None)
+    return tool_call(name=call.name, args=dict(call.arguments), id=call.id or None)
 
 
 def usage_in(message: BaseMessage) -> Usage:
