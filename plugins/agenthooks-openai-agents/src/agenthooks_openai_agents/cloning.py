@@ -7,13 +7,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from agenthooks import Ask, Deny
-from agenthooks.events import HandoffContext, PreHandoffContext
 from agents import Agent
 from agents.handoffs import Handoff, handoff
 from agents.models.interface import Model, ModelProvider
 from agents.run_context import RunContextWrapper
 from agents.tool import FunctionTool
+
+from agenthooks import Ask, Deny
+from agenthooks.events import HandoffContext, PreHandoffContext
 
 from .capabilities import CAPABILITIES
 from .model import HookedModel
@@ -73,7 +74,9 @@ class Cloner:
         clone.handoffs = [self._handoff(agent, item) for item in agent.handoffs]
         return clone
 
-    def _handoff(self, owner: Agent[Any], item: Agent[Any] | Handoff[Any, Any]) -> Handoff[Any, Any]:
+    def _handoff(
+        self, owner: Agent[Any], item: Agent[Any] | Handoff[Any, Any]
+    ) -> Handoff[Any, Any]:
         source = item if isinstance(item, Handoff) else handoff(item)
         if isinstance(item, Agent):
             self.clone(item)

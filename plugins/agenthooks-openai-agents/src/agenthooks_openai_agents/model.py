@@ -14,17 +14,6 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agenthooks import AgentResponse, Deny
-from agenthooks.bridges import BridgeRun, RunDenied
-from agenthooks.events import (
-    GROUPS,
-    StreamChunkContext,
-    StreamContext,
-    StreamEndContext,
-    StreamErrorContext,
-    TransformContextContext,
-)
-from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse
 from agents.agent_output import AgentOutputSchemaBase
 from agents.exceptions import ModelBehaviorError
 from agents.handoffs import Handoff
@@ -42,6 +31,18 @@ from openai.types.responses import (
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
+from agenthooks import AgentResponse, Deny
+from agenthooks.bridges import BridgeRun, RunDenied
+from agenthooks.events import (
+    GROUPS,
+    StreamChunkContext,
+    StreamContext,
+    StreamEndContext,
+    StreamErrorContext,
+    TransformContextContext,
+)
+from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse
+
 from .scope import RunScope, current
 from .translate import (
     ModelInput,
@@ -49,10 +50,10 @@ from .translate import (
     from_request,
     from_response,
     has_tool_work,
+    replace_user_text,
     text_response,
     to_request,
     to_response,
-    replace_user_text,
     to_usage,
 )
 
@@ -452,8 +453,7 @@ def _completed(
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         total_tokens=usage.total_tokens,
-        input_tokens_details=usage.input_tokens_details
-        or InputTokensDetails(cached_tokens=0),
+        input_tokens_details=usage.input_tokens_details or InputTokensDetails(cached_tokens=0),
         output_tokens_details=usage.output_tokens_details
         or OutputTokensDetails(reasoning_tokens=0),
     )

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
-from agenthooks import AgentResponse, Deny, HookBus
-from agenthooks.bridges import BridgeRun, RunDenied
-from agenthooks.events import RunResumedContext
-from agenthooks.messages import ChatMessage, PendingCall
 from agents import Agent, RunConfig, Runner, RunResult, RunResultStreaming, RunState
 from agents.items import ToolApprovalItem
 from agents.models.interface import Model
 from agents.models.multi_provider import MultiProvider
 from agents.stream_events import StreamEvent
 
+from agenthooks import AgentResponse, Deny, HookBus
+from agenthooks.bridges import BridgeRun, RunDenied
+from agenthooks.events import RunResumedContext
+from agenthooks.messages import ChatMessage, PendingCall
+
 from .capabilities import CAPABILITIES
 from .cloning import Cloner, HookedProvider, model_name
 from .model import HookedModel
 from .scope import ACTIVE, RunScope
-from .tools import tools_hooked
 from .translate import parse_arguments, replace_user_text, user_text
 
 T = TypeVar("T")

@@ -22,11 +22,6 @@ from functools import lru_cache
 from typing import Any
 
 import pydantic_core
-from agenthooks import Deny
-from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
-from agenthooks.errors import ToolValidationError
-from agenthooks.events import GROUPS, ToolCallErrorContext
-from agenthooks.messages import ChatMessage, PendingCall, ToolCall
 from agents.function_schema import function_schema
 from agents.run_context import RunContextWrapper
 from agents.tool import (
@@ -37,6 +32,12 @@ from agents.tool import (
 )
 from agents.tool_context import ToolContext
 from pydantic import BaseModel, ValidationError
+
+from agenthooks import Deny
+from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.errors import ToolValidationError
+from agenthooks.events import GROUPS, ToolCallErrorContext
+from agenthooks.messages import ChatMessage, PendingCall, ToolCall
 
 from .capabilities import CAPABILITIES
 from .scope import Approval, RunScope, current
@@ -206,7 +207,9 @@ class HookedTool:
         """The SDK runs the tool: through the hook layer when anyone listens."""
         scope = current()
         if scope is None or not tools_hooked(scope.run):
-            return await invoke_function_tool(function_tool=self.plain, context=ctx, arguments=input)
+            return await invoke_function_tool(
+                function_tool=self.plain, context=ctx, arguments=input
+            )
         run = scope.run
         call_id = ctx.tool_call_id
         pending = scope.approvals.pop(call_id, None)

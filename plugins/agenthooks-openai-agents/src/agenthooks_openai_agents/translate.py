@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
 from agents.handoffs import Handoff
 from agents.items import ModelResponse
 from agents.model_settings import ModelSettings
@@ -29,6 +28,8 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
 
 _TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 
@@ -180,18 +181,14 @@ def read_input(source: str | list[Any]) -> Transcript:
             call = to_tool_call(item)
             last = segments[-1] if segments else None
             if (
-                last is not None
-                and last.message is not None
-                and last.message.role == "assistant"
+                last is not None and last.message is not None and last.message.role == "assistant"
             ):  # one assistant turn: its text and the calls right after it
                 last.message = last.message.model_copy(
                     update={"tool_calls": [*last.message.tool_calls, call]}
                 )
                 last.items.append(item)
             else:
-                segments.append(
-                    _Segment(ChatMessage(role="assistant", tool_calls=[call]), [item])
-                )
+                segments.append(_Segment(ChatMessage(role="assistant", tool_calls=[call]), [item]))
         elif kind == "function_call_output":
             output = _get(item, "output")
             text = output if isinstance(output, str) else content_text(output)
@@ -208,9 +205,7 @@ def write_input(transcript: Transcript, messages: Sequence[ChatMessage]) -> str 
     their items, changed ones are rewritten in place, new ones are new items, and items our
     types cannot express stay where they were."""
     original = transcript.messages
-    if len(messages) == len(original) and all(
-        a is b or a == b for a, b in zip(messages, original)
-    ):
+    if len(messages) == len(original) and all(a is b or a == b for a, b in zip(messages, original)):
         return transcript.source
     segments = transcript.segments
     out: list[Any] = []
@@ -484,9 +479,7 @@ def has_tool_work(response: ModelResponse) -> bool:
     return any(_get(item, "type") not in ("message", "reasoning") for item in response.output)
 
 
-def from_response(
-    response: ProviderResponse, original: ProviderResponse | None
-) -> ModelResponse:
+def from_response(response: ProviderResponse, original: ProviderResponse | None) -> ModelResponse:
     """``response`` (as hooks left it) as the SDK's ``ModelResponse``: the original response
     when nothing changed, else its items changed only where the hooks changed them."""
     raw = response.raw if isinstance(response.raw, ModelResponse) else None
