@@ -58,12 +58,15 @@ def _signature_validator(tool: FunctionTool) -> Any:
         return None
     adapters: dict[str, pydantic.TypeAdapter[Any]] = {}
     required: list[str] = []
+    defaults: dict[str, Any] = {}
     for name, param in signature.parameters.items():
         if name in _INJECTED or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
         annotation = hints.get(name, param.annotation)
         if param.default is param.empty:
             required.append(name)
+        else:
+            defaults[name] = param.default
         if annotation is param.empty or annotation is None:
             continue
         try:
@@ -89,6 +92,9 @@ def _signature_validator(tool: FunctionTool) -> Any:
                 raise ToolValidationError(
                     f"invalid arguments for tool {tool.name!r}: {name}: {problem}"
                 ) from exc
+        # the values the body runs with, as on our runtime: a default is judged too
+        for name, default in defaults.items():
+            out.setdefault(name, default)
         return out
 
     return validate
