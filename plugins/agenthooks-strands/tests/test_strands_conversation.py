@@ -35,6 +35,8 @@ SEQUENCE = [
     "on_message",  # call_1's result
     "on_message",  # call_2's result
     "on_loop_end",
+    "prepare_next_turn",
+    "should_stop",
     "on_loop_start",
     "pre_request",
     "on_response",

@@ -285,3 +285,39 @@ async def test_observers_leave_the_conversation_as_strands_keeps_it(make, bus: H
     )
     await bare.invoke_async("go")
     assert plain_agent_messages == [{"role": m["role"], "content": m["content"]} for m in bare.messages]
+
+
+async def test_should_stop_ends_the_run_before_the_next_request(make, bus: HookBus) -> None:
+    recorder = HookRecorder()
+    recorder.attach(bus)
+    bus.on("should_stop", lambda ctx: True)
+    agent, model = make([tool_calls(("c1", "read_file", {"path": "/x"}), say="Reading."), "never"])
+
+    result = await agent.invoke_async("read")
+
+    assert len(model.requests) == 1
+    assert str(result).strip() == "Reading."
+    done = recorder.of("on_chat_done")[0].response
+    assert (done.finish_reason, done.content) == ("stopped", "Reading.")
+    assert recorder.names()[-7:] == [
+        "on_loop_end",
+        "prepare_next_turn",
+        "should_stop",
+        "post_agent",
+        "on_message",  # the answer Strands commits
+        "on_chat_done",
+        "on_chat_end",
+    ]
+
+
+async def test_a_next_turn_cannot_change_the_model(make, bus: HookBus) -> None:
+    from agenthooks.bridges import UnsupportedReturnError
+
+    bus.on("prepare_next_turn", lambda ctx: {"model": "cheaper"})
+    agent, model = make()
+
+    with pytest.raises(UnsupportedReturnError) as caught:
+        await agent.invoke_async(USER)
+
+    assert (caught.value.event, caught.value.key) == ("prepare_next_turn", "model")
+    assert len(model.requests) == 1

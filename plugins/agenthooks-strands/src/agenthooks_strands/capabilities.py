@@ -22,6 +22,8 @@ CAPABILITIES = Capabilities(
             "on_tool_call_result",
             "on_tool_call_error",
             "on_loop_end",
+            "prepare_next_turn",
+            "should_stop",
             "post_agent",
             "on_chat_done",
             "on_chat_paused",
@@ -55,8 +57,10 @@ CAPABILITIES = Capabilities(
         "pre_agent": "Strands has no sub-agent or handoff step the bridge can see",
         "pre_handoff": "Strands has no handoffs",
         "transform_context": "not fired: pre_request's {'request'} rewrites the messages",
-        "prepare_next_turn": "Strands picks its model per agent, not per turn",
-        "should_stop": "not fired: Strands stops through its own limits and cancel()",
+        "prepare_next_turn": (
+            "Strands calls the agent's own Model with the agent's own transcript: a turn "
+            "cannot change the provider, model, thinking or working messages"
+        ),
     },
 )
 """The Strands bridge's declaration."""

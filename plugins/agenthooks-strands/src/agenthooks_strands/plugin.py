@@ -25,8 +25,10 @@ from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
 from agenthooks import (
+    AgentHooksError,
     AgentResponse,
     Approve,
+    ChatMessage,
     Deny,
     HookBus,
     PendingCall,
@@ -35,7 +37,13 @@ from agenthooks import (
 )
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.errors import HOOK_MARK, ToolValidationError, UnsupportedReturnError, ends_run
-from agenthooks.events import GROUPS, RunResumedContext, ToolCallErrorContext
+from agenthooks.events import (
+    GROUPS,
+    PrepareNextTurnContext,
+    RunResumedContext,
+    ShouldStopContext,
+    ToolCallErrorContext,
+)
 from strands.hooks import AfterInvocationEvent, AfterToolsEvent, MessageAddedEvent
 from strands.interrupt import InterruptException
 from strands.middleware import ExecuteToolStage, InvokeModelStage, ModelStopReason, ToolResultEvent
@@ -83,7 +91,17 @@ Next = Callable[[Any], AsyncGenerator[Any, None]]
 class _State:
     """What the bridge keeps about one Strands invocation pass."""
 
-    __slots__ = ("run", "input", "answer", "failure", "terminate", "last_text", "tools")
+    __slots__ = (
+        "run",
+        "input",
+        "answer",
+        "failure",
+        "terminate",
+        "last_text",
+        "tools",
+        "between",
+        "model_id",
+    )
 
     def __init__(self, run: BridgeRun, input: str) -> None:
         self.run = run
@@ -96,6 +114,9 @@ class _State:
         self.terminate: dict[str, bool] = {}
         self.last_text: str | None = None
         self.tools: dict[int, BridgeTool] = {}
+        self.between: list[ChatMessage] | None = None
+        """The transcript after a turn's tool results: the next model call is a next turn."""
+        self.model_id = ""
 
 
 class AgentHooksPlugin(Plugin):
@@ -257,6 +278,11 @@ class AgentHooksPlugin(Plugin):
             return
         run = state.run
         try:
+            if state.between is not None:
+                transcript, state.between = state.between, None
+                if await self._between_turns(state, transcript):
+                    yield await self._stopped(state)
+                    return
             await run.loop_start()
             if not self.bus.provider_stack and _MODEL_EVENTS.isdisjoint(self.bus.listened):
                 # nobody hears the call: it streams through untouched, nothing is translated
@@ -277,11 +303,60 @@ class AgentHooksPlugin(Plugin):
         except Exception as exc:
             raise _ours(state, exc) from None
 
+    async def _between_turns(self, state: _State, transcript: list[ChatMessage]) -> bool:
+        """``prepare_next_turn`` then ``should_stop``, before the next request (as on our
+        runtime); True when a handler stops the run. Strands calls the agent's own model
+        with the agent's transcript, so no return of ``prepare_next_turn`` can be honoured."""
+        run = state.run
+        if not (run.listened("prepare_next_turn") or run.listened("should_stop")):
+            return False
+        assistant = next((m for m in reversed(transcript) if m.role == "assistant"), None)
+        count = len(assistant.tool_calls) if assistant is not None else 0
+        fields: dict[str, Any] = {
+            "message": assistant,
+            "tool_messages": transcript[len(transcript) - count :] if count else [],
+            "new_messages": list(transcript),
+            "messages": list(transcript),
+            "provider": None,
+            "model": state.model_id,
+            "thinking": None,
+        }
+        got = await run.fire("prepare_next_turn", PrepareNextTurnContext, **fields)
+        if isinstance(got, PrepareNextTurnContext):
+            for key in ("provider", "model", "thinking", "messages"):
+                if getattr(got, key) is not fields[key] and getattr(got, key) != fields[key]:
+                    CAPABILITIES.require("prepare_next_turn", key)
+        if not run.listened("should_stop"):
+            return False
+        ctx = ShouldStopContext.model_construct(**run.base(), **fields)
+        async with run.serial:
+            verdict: bool = await self.bus.dispatch("should_stop", ctx)
+        return verdict
+
+    async def _stopped(self, state: _State) -> ModelStopReason:
+        """A ``should_stop`` ended the run: the last assistant text is the answer."""
+        run = state.run
+        answer = AgentResponse(
+            content=state.last_text,
+            finish_reason="stopped",
+            usage=run.usage,
+            iterations=_iterations(run),
+            agent=run.agent,
+        )
+        got = await run.post_agent(answer, input=state.input)
+        state.answer = run.denied_response(got) if isinstance(got, Deny) else got
+        return ModelStopReason(
+            stop_reason="end_turn",
+            message={"role": "assistant", "content": [{"text": state.answer.content or ""}]},
+            usage={"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},
+            metrics={"latencyMs": 0},
+        )
+
     async def _hooked_model(
         self, state: _State, ctx: InvokeModelContext, next_fn: Next, buffered: list[Any]
     ) -> AsyncGenerator[Any, None]:
         run = state.run
-        model_id = str((getattr(ctx.model, "config", None) or {}).get("model_id", "") or "")
+        model_id = state.model_id = _model_id(ctx.model)
         view = to_request(ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id)
         seen: dict[str, Any] = {}
 
@@ -509,6 +584,8 @@ class AgentHooksPlugin(Plugin):
             await run.loop_end()
             if state.failure is not None:
                 raise state.failure
+            if run.listened("prepare_next_turn") or run.listened("should_stop"):
+                state.between = to_chat_messages(event.agent.messages).messages  # type: ignore[arg-type]
 
     async def _after_tools(self, event: AfterToolsEvent) -> None:
         state = self._states.get(id(event.agent))
@@ -572,7 +649,13 @@ def _require_same_call(original: Any, request: Any) -> None:
 
 
 def _hook_error(exc: BaseException) -> bool:
-    return ends_run(exc)  # the core's own test: a hook raised, a StopRun, our store failed
+    # the core's own test (a hook raised, a StopRun, our store failed), and our own errors
+    return ends_run(exc) or isinstance(exc, AgentHooksError)
+
+
+def _model_id(model: Any) -> str:
+    config = getattr(model, "config", None)
+    return str(config.get("model_id", "") or "") if isinstance(config, dict) else ""
 
 
 def _user_text(messages: list[Any]) -> str:
