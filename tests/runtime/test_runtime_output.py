@@ -393,7 +393,7 @@ async def test_the_on_event_record_marks_a_failing_check() -> None:
     await agent.chat(QUESTION)
     assert [(r.input, r.is_error) for r in records] == [(WRONG_TYPE, True), (VALID, False)]
     assert records[0].error is not None and records[0].error.startswith(
-        "1 validation error for City"
+        "ValidationError: 1 validation error for City"  # the record keeps the error's type
     )
     assert records[1].output == City(name="Paris", population=2100000)
 

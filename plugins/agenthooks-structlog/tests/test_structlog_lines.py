@@ -326,9 +326,9 @@ async def test_provider_failure_logs_warning_then_error() -> None:
         raise AssertionError("the provider error must reach the caller")
     entries = lines(out)
     assert [(e["event"], e["level"], e["error"]) for e in entries] == [
-        ("on_model_error", "warning", "HTTP 503: busy"),
-        ("on_chat_error", "error", "HTTP 503: busy"),
-        ("on_chat_end", "warning", "HTTP 503: busy"),
+        ("on_model_error", "warning", "ProviderHTTPError: HTTP 503: busy"),
+        ("on_chat_error", "error", "ProviderHTTPError: HTTP 503: busy"),
+        ("on_chat_end", "warning", "ProviderHTTPError: HTTP 503: busy"),
     ]
 
 
