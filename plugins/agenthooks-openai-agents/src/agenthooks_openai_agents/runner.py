@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from agents import Agent, RunConfig, Runner, RunResult, RunResultStreaming, RunState
 from agents.items import ToolApprovalItem
@@ -189,7 +189,7 @@ class AgentHooksRunner:
                 try:
                     result = await Runner.run(prepared.agent, sdk_input, **prepared.kwargs)
                 except BaseException as exc:
-                    raise scope.unwrap(exc) from None
+                    _reraise(scope, exc)
                 finally:
                     ACTIVE.reset(token)
                     scope.close()
@@ -233,7 +233,7 @@ class AgentHooksRunner:
                 raise  # the consumer stopped early: the SDK ends the run, the driver its events
             except BaseException as exc:
                 await asyncio.wait({driver})
-                raise scope.unwrap(exc) from None
+                _reraise(scope, exc)
             await asyncio.wait({driver})
 
         # the same result object the SDK returned; its stream ends after our end events
@@ -275,6 +275,15 @@ class AgentHooksRunner:
         finally:
             if prepared.owned is not None:
                 await prepared.owned.aclose()
+
+
+def _reraise(scope: RunScope, exc: BaseException) -> NoReturn:
+    """Raise what the caller gets for ``exc``: a hook's own exception where the SDK wrapped
+    it (its cause kept), else ``exc`` as it is."""
+    ours = scope.unwrap(exc)
+    if ours is exc:
+        raise exc
+    raise ours from ours.__cause__
 
 
 def tools_hooked_bus(bus: HookBus) -> bool:
