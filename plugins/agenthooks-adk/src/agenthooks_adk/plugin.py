@@ -103,6 +103,7 @@ class _Run:
     """What the bridge keeps about one ADK invocation."""
 
     run: BridgeRun
+    invocation: InvocationContext
     input: str = ""
     denied: Deny | None = None
     """A ``Deny`` that ended the run (its start, a model call): the answer is its reason."""
@@ -149,7 +150,7 @@ class AgentHooksPlugin(BasePlugin):
                 run_id=ic.invocation_id,
                 session_id=ic.session.id,
             )
-            state = self._runs[ic.invocation_id] = _Run(run)
+            state = self._runs[ic.invocation_id] = _Run(run, ic)
         return state
 
     def _of(self, context: CallbackContext | ToolContext) -> _Run | None:
@@ -187,13 +188,22 @@ class AgentHooksPlugin(BasePlugin):
                 call.pending.handoff.drop()
             for tool in state.tools.values():
                 tool.pending.handoff.drop()
-            if task.cancelled() and state.run.ended is None:
-                self._runs.pop(state.run.run_id, None)
-                ending = task.get_loop().create_task(state.run.abort("cancelled"))
-                self._endings.add(ending)
-                ending.add_done_callback(self._endings.discard)
+            if not task.cancelled() or state.run.ended is not None:
+                return
+            if state.invocation.is_aborted:
+                return  # ADK's abort signal: after_run_callback follows
+            ending = task.get_loop().create_task(self._abort(state, "cancelled"))
+            self._endings.add(ending)
+            ending.add_done_callback(self._endings.discard)
 
         task.add_done_callback(ended)
+
+    async def _abort(self, state: _Run, reason: str) -> None:
+        try:
+            await state.run.abort(reason)
+        finally:
+            if self._runs.get(state.run.run_id) is state:
+                del self._runs[state.run.run_id]
 
     async def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
@@ -545,7 +555,13 @@ class AgentHooksPlugin(BasePlugin):
     ) -> Event | None:
         """The final answer: ``on_loop_end``, ``post_agent`` (which may rewrite or withhold
         it: the caller and the session get what it left) and its ``on_message``."""
-        if event.partial or event.author == "user" or not event.is_final_response():
+        if (
+            event.partial
+            or event.author == "user"
+            or event.content is None
+            or event.error_code is not None
+            or not event.is_final_response()
+        ):
             return None
         state = self._runs.get(invocation_context.invocation_id)
         if state is None or state.run.ended is not None:
