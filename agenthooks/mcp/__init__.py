@@ -7,16 +7,24 @@ each as a scope named after it (``on_scope_register``), and close on ``await age
 or at the end of ``async with agent:`` (``on_scope_unregister``).
 """
 
-from .errors import MCPConnectionError, MCPServerError, MCPToolError
+from .errors import (
+    MCPConnectionError,
+    MCPServerDownError,
+    MCPServerError,
+    MCPTimeoutError,
+    MCPToolError,
+)
 from .server import BaseMCPServer, MCPServerHTTP, MCPServerStdio
 from .tool import MCPTool
 
 __all__ = [
     "BaseMCPServer",
     "MCPConnectionError",
+    "MCPServerDownError",
     "MCPServerError",
     "MCPServerHTTP",
     "MCPServerStdio",
+    "MCPTimeoutError",
     "MCPTool",
     "MCPToolError",
 ]

@@ -39,7 +39,7 @@ async def connect_servers(agent: Agent, seen: set[int] | None = None) -> None:
     seen = set() if seen is None else seen
     seen.add(id(agent))
     for server in agent.mcp_servers:
-        if not server.connected:
+        if not server.opened:  # one whose connection ended starts again at its next call
             await _connect(agent, server)
     for target in agent.handoffs:
         if id(target) not in seen:
@@ -48,9 +48,9 @@ async def connect_servers(agent: Agent, seen: set[int] | None = None) -> None:
 
 async def _connect(agent: Agent, server: BaseMCPServer) -> None:
     async with server.lock():
-        if server.connected:
+        if server.opened:
             return
-        if server.scope is not None:  # its connection ended without a close (its loop ended)
+        if server.scope is not None:  # the server was closed directly, not through the agent
             await _unregister(agent, server)
         await server.connect()
         name = server.scope_name

@@ -100,13 +100,12 @@ def test_chat_sync_runs_each_chat_on_a_loop_of_its_own(
     assert agent.chat_sync("first").content == "one"
     first = pid_of(agent)
     assert first not in no_leaked_children()  # the loop's end ended its connection
-    assert agent.chat_sync("second").content == "two"  # so the next run connects anew
+    assert agent.chat_sync("second").content == "two"  # so its next call starts it again
     assert pid_of(agent) != first
     asyncio.run(agent.aclose())
     assert no_leaked_children() == []
-    hook_recorder.assert_sequence(
-        ["on_scope_register", "on_scope_unregister", "on_scope_register", "on_scope_unregister"]
-    )
+    # started again under the same scope: the hooks see one scope from the first run to aclose
+    hook_recorder.assert_sequence(["on_scope_register", "on_scope_unregister"])
 
 
 async def test_a_server_that_cannot_be_started_fails_the_run_before_any_event(
@@ -212,6 +211,18 @@ def test_bad_server_arguments_are_refused_when_built() -> None:
         (
             lambda: MCPServerHTTP("http://x/mcp", connect_timeout=0),
             "connect_timeout must be positive, got 0",
+        ),
+        (
+            lambda: MCPServerStdio("python", call_timeout=-1),
+            "call_timeout must be positive, got -1",
+        ),
+        (
+            lambda: MCPServerHTTP("http://x/mcp", call_timeout="5"),  # type: ignore[arg-type]
+            "call_timeout must be positive, got '5'",
+        ),
+        (
+            lambda: MCPServerHTTP("http://x/mcp", max_restarts=-1),
+            "max_restarts must be an int >= 0, got -1",
         ),
         (
             lambda: Agent("a", mcp_servers=["http://x/mcp"]),  # type: ignore[list-item]
