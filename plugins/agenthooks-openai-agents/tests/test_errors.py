@@ -35,7 +35,7 @@ def strict_delete(path: str) -> str:
 
 
 async def test_a_model_error_recovered_by_a_hook_goes_on(bus: HookBus, recorder: Recorder) -> None:
-    agent, model = scripted_agent([ConnectionError("upstream down")])
+    agent, _ = scripted_agent([ConnectionError("upstream down")])
     bus.on(
         "on_model_error",
         lambda ctx: {"response": ProviderResponse(content=f"fallback: {type(ctx.error).__name__}")},

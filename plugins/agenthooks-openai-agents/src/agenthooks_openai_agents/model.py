@@ -253,7 +253,7 @@ class HookedModel(Model):
 
     # --- stream_response -------------------------------------------------------------------
 
-    async def stream_response(  # type: ignore[override]
+    async def stream_response(
         self,
         system_instructions: str | None,
         input: str | list[TResponseInputItem],
@@ -453,7 +453,8 @@ def _completed(
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         total_tokens=usage.total_tokens,
-        input_tokens_details=usage.input_tokens_details or InputTokensDetails(cached_tokens=0),
+        input_tokens_details=usage.input_tokens_details
+        or InputTokensDetails(cached_tokens=0, cache_write_tokens=0),
         output_tokens_details=usage.output_tokens_details
         or OutputTokensDetails(reasoning_tokens=0),
     )
