@@ -46,7 +46,7 @@ class ScriptedLlm(BaseLlm):
         yield step
 
 
-def call(name: str, id: str, **args: Any) -> types.Part:
+def call(name: str, id: str, /, **args: Any) -> types.Part:
     return types.Part(function_call=types.FunctionCall(name=name, id=id, args=args))
 
 
