@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agenthooks_langchain import resume_command
 from langchain_core.messages import ToolMessage
 from langchain_scripted import Recorder, agent, ask, conversation_model, ran
 from langgraph.checkpoint.memory import InMemorySaver
@@ -15,7 +16,6 @@ from langgraph.types import Command
 from agenthooks import Approve, Ask, Deny, HookBus
 from agenthooks.bridges import BridgeError
 from agenthooks.errors import ResumeError
-from agenthooks_langchain import resume_command
 
 
 def _asking_bus() -> tuple[HookBus, Recorder]:
@@ -54,7 +54,9 @@ async def test_an_ask_pauses_the_run_and_an_approval_runs_the_call() -> None:
     assert [m.tool_call_id for m in out["messages"] if isinstance(m, ToolMessage)] == ["call_2"]
 
     first = len(recorder.records)
-    done = await bridged.ainvoke(resume_command(out["__interrupt__"], {"call_1": Approve()}), config)
+    done = await bridged.ainvoke(
+        resume_command(out["__interrupt__"], {"call_1": Approve()}), config
+    )
     resumed = recorder.records[first:]
     assert [r.type for r in resumed] == [
         "pre_tool_call",
@@ -101,13 +103,9 @@ async def test_the_resume_value_may_be_the_decision_itself_or_hitl_style() -> No
     ran.clear()
     bus, _ = _asking_bus()
     bridged, config, _ = await _paused(bus, "hitl-reject")
-    done = await bridged.ainvoke(
-        Command(resume={"type": "reject", "message": "not today"}), config
-    )
+    done = await bridged.ainvoke(Command(resume={"type": "reject", "message": "not today"}), config)
     assert ("delete_file", {"path": "/tmp/a.txt"}) not in ran
-    assert any(
-        isinstance(m, ToolMessage) and m.content == "not today" for m in done["messages"]
-    )
+    assert any(isinstance(m, ToolMessage) and m.content == "not today" for m in done["messages"])
 
 
 async def test_a_resume_value_that_is_no_decision_is_refused_by_name() -> None:

@@ -28,6 +28,8 @@ async def test_the_scripted_conversation_fires_the_runtime_sequence() -> None:
         "on_response",
         "on_message",  # the assistant's two calls
         "on_loop_end",
+        "prepare_next_turn",
+        "should_stop",
         "on_loop_start",
         "pre_request",
         "on_response",

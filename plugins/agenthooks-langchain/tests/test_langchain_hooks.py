@@ -338,3 +338,20 @@ async def test_a_result_hook_sees_the_call_with_the_framework_call_id() -> None:
     bus.on("on_tool_call_result", keep)
     await agent(conversation_model(), bus).ainvoke(ask())
     assert sorted(c.id for c in got) == ["call_1", "call_2"]
+
+
+async def test_should_stop_ends_the_run_gracefully_between_turns() -> None:
+    bus = HookBus()
+    bus.on("should_stop", lambda ctx: True)
+    recorder = Recorder(bus)
+    model = conversation_model()
+    out = await agent(model, bus).ainvoke(ask())
+    assert len(model.sent) == 1  # the second turn never asked the model
+    assert sorted(ran) == [
+        ("delete_file", {"path": "/tmp/a.txt"}),
+        ("read_file", {"path": "/tmp/b.txt"}),
+    ]
+    assert isinstance(out["messages"][-1], ToolMessage)
+    done = recorder.of("on_chat_done")[0].output
+    assert done.finish_reason == "stopped"
+    assert recorder.events[-2:] == ["on_chat_done", "on_chat_end"]

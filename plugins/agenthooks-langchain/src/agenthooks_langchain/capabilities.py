@@ -22,6 +22,9 @@ CAPABILITIES = Capabilities(
             "on_tool_call_error",
             "on_message",
             "on_loop_end",
+            "prepare_next_turn",
+            "should_stop",
+            "on_stop",
             "post_agent",
             "on_chat_done",
             "on_chat_paused",
@@ -50,6 +53,10 @@ CAPABILITIES = Capabilities(
         "pre_tool_call.ask": (
             "pauses through LangGraph's interrupt(), which needs a checkpointer "
             "(create_agent(..., checkpointer=InMemorySaver()))"
+        ),
+        "prepare_next_turn": (
+            "observed (limits stop a run there); LangChain's model object and state make the "
+            "next call, so a changed model, provider, thinking or transcript raises"
         ),
         "on_run_resumed": (
             "a resumed LangGraph run re-enters each paused tool call on its own; there is no "

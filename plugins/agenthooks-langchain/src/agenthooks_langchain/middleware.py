@@ -11,7 +11,7 @@ from typing import Annotated, Any, NotRequired
 
 import pydantic_core
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain.agents.middleware.types import OmitFromSchema, hook_config
+from langchain.agents.middleware.types import ExtendedModelResponse, OmitFromSchema, hook_config
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
@@ -30,8 +30,8 @@ from langgraph.types import Command, interrupt
 from agenthooks import HookBus
 from agenthooks.bridges import BridgeError, BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.decisions import Deny
-from agenthooks.errors import ToolValidationError, UnsupportedReturnError
-from agenthooks.events import GROUPS
+from agenthooks.errors import StopRun, ToolValidationError, UnsupportedReturnError
+from agenthooks.events import GROUPS, PrepareNextTurnContext, ShouldStopContext, StopContext
 from agenthooks.messages import AgentResponse, PendingCall, ProviderRequest, ProviderResponse
 from agenthooks.messages import ToolCall as OurToolCall
 
@@ -42,6 +42,7 @@ from .tools import bridge_tool
 from .translate import (
     message_in,
     messages_out,
+    model_name,
     request_in,
     response_in,
     response_out,
@@ -56,6 +57,7 @@ RUN_KEY = "agenthooks_run_id"
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
+_BETWEEN_TURNS = frozenset({"prepare_next_turn", "should_stop"})
 _ENDING_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _FIXED_REQUEST_FIELDS = ("model", "temperature", "reasoning_effort", "response_format")
 
@@ -80,6 +82,8 @@ class _Run:
     last: AIMessage | None = None
     """The latest answer of the model (the final one is committed after ``post_agent``)."""
     resumed: bool = False
+    stopped: bool = False
+    """A ``should_stop`` handler ended the run between turns."""
 
 
 class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
@@ -184,8 +188,18 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         bus's provider middleware, ``on_model_error`` and ``on_response``."""
         run = self._run(request.state)
         bridge = run.bridge
-        await bridge.loop_start()
         bus = self.bus
+        if bridge.iteration is not None:  # a turn with tool calls ended: the next one begins
+            await bridge.loop_end()
+            if not _BETWEEN_TURNS.isdisjoint(bus.listened) and await self._between_turns(
+                run, request
+            ):
+                run.stopped = True
+                return ExtendedModelResponse(
+                    model_response=ModelResponse(result=[]),
+                    command=Command(update={"jump_to": "end"}),
+                )
+        await bridge.loop_start()
         if not bus.provider_stack and _MODEL_EVENTS.isdisjoint(bus.listened):
             answer = await handler(request)
             ai = _ai_of(answer)
@@ -229,6 +243,35 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         if ai is not None:
             await self._answered(run, ai)
         return answer
+
+    async def _between_turns(self, run: _Run, request: ModelRequest[Any]) -> bool:
+        """``prepare_next_turn`` (where limits stop a run), then ``should_stop``: True ends the
+        run gracefully. LangChain's model object makes the next call, so a
+        ``prepare_next_turn`` return that changes it raises."""
+        messages = [message_in(m) for m in request.messages]
+        at = next(
+            (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"),
+            None,
+        )
+        model = model_name(request.model)
+        fields: dict[str, Any] = {
+            "message": messages[at] if at is not None else None,
+            "tool_messages": messages[at + 1 :] if at is not None else [],
+            "new_messages": messages[run.start :],
+            "messages": messages,
+            "provider": None,
+            "model": model,
+            "thinking": None,
+        }
+        bridge = run.bridge
+        got = await bridge.fire("prepare_next_turn", PrepareNextTurnContext, **fields)
+        if isinstance(got, PrepareNextTurnContext):
+            for key, before in (("model", model), ("provider", None), ("thinking", None)):
+                if getattr(got, key) != before:
+                    CAPABILITIES.require("prepare_next_turn", key)
+            if got.messages is not messages:
+                CAPABILITIES.require("prepare_next_turn", "messages")
+        return await bridge.fire("should_stop", ShouldStopContext, **fields) is True
 
     async def _answered(self, run: _Run, ai: AIMessage) -> None:
         """``on_message`` for an answer with tool calls; a final answer waits for
@@ -414,6 +457,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         listened = self.bus.listened
         response = AgentResponse(
             content=(text_of(final) or None) if final is not None else None,
+            finish_reason="stopped" if run.stopped else "stop",
             messages=(
                 [message_in(m) for m in messages[run.start :]]
                 if not _ENDING_EVENTS.isdisjoint(listened)
@@ -454,6 +498,8 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             bridge = run.bridge
             if bridge.ended is not None:
                 return
+            if isinstance(error, StopRun):
+                await bridge.fire("on_stop", StopContext, reason=error.reason)
             if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
                 await bridge.abort("cancelled")
             elif error is None and not run.asked and not _interrupted(output):
