@@ -183,7 +183,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> ModelResponse[Any]:
+    ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         """One model turn: ``on_loop_start``, then the model call through ``pre_request``, the
         bus's provider middleware, ``on_model_error`` and ``on_response``."""
         run = self._run(request.state)
@@ -271,7 +271,8 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                     CAPABILITIES.require("prepare_next_turn", key)
             if got.messages is not messages:
                 CAPABILITIES.require("prepare_next_turn", "messages")
-        return await bridge.fire("should_stop", ShouldStopContext, **fields) is True
+        verdict: object = await bridge.fire("should_stop", ShouldStopContext, **fields)
+        return verdict is True  # the predicate's answer, which fire hands back as it is
 
     async def _answered(self, run: _Run, ai: AIMessage) -> None:
         """``on_message`` for an answer with tool calls; a final answer waits for
