@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from agenthooks_strands.testing import ScriptedModel
 from strands import Agent
 from strands_helpers import RAN, build
 
 from agenthooks import HookBus
-from agenthooks_strands.testing import ScriptedModel
 
 Make = Callable[..., tuple[Agent, ScriptedModel]]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agenthooks_strands import AgentHooksPlugin
+from agenthooks_strands.testing import ScriptedModel, tool_calls
 from strands import Agent, tool
 
 from agenthooks import HookBus
-from agenthooks_strands import AgentHooksPlugin
-from agenthooks_strands.testing import ScriptedModel, tool_calls
 
 USER = "Delete /tmp/a.txt and read /tmp/b.txt"
 """The user message of the shared scripted conversation."""
@@ -60,9 +60,7 @@ def explode(path: str) -> str:
 
 def sent(model: ScriptedModel, index: int = -1) -> list[dict[str, Any]]:
     """The messages the model was sent on call ``index``, without ids and metadata."""
-    return [
-        {"role": m["role"], "content": m["content"]} for m in model.requests[index]["messages"]
-    ]
+    return [{"role": m["role"], "content": m["content"]} for m in model.requests[index]["messages"]]
 
 
 def tool_results(model: ScriptedModel, index: int = -1) -> dict[str, tuple[str, str]]:

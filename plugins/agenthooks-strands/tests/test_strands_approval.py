@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from agenthooks_strands import APPROVAL
 from strands_helpers import RAN, USER, tool_results
 
 from agenthooks import Approve, Ask, Deny, HookBus
 from agenthooks.testing import HookRecorder
-from agenthooks_strands import APPROVAL
 
 
 def answer(result: Any, response: Any) -> list[dict[str, Any]]:
@@ -32,7 +32,9 @@ def asks(bus: HookBus) -> None:
     bus.on("pre_tool_call", lambda ctx: Ask("deleting needs a human"), match="delete_file")
 
 
-async def test_ask_pauses_and_an_approval_runs_the_call(make, recorder: HookRecorder, asks: None) -> None:
+async def test_ask_pauses_and_an_approval_runs_the_call(
+    make, recorder: HookRecorder, asks: None
+) -> None:
     agent, model = make()
 
     paused = await agent.invoke_async(USER)
@@ -80,7 +82,9 @@ async def test_ask_pauses_and_an_approval_runs_the_call(make, recorder: HookReco
         (False, 'Tool call "delete_file" was denied'),
     ],
 )
-async def test_a_denial_is_the_calls_tool_message(make, asks: None, response: Any, reason: str) -> None:
+async def test_a_denial_is_the_calls_tool_message(
+    make, asks: None, response: Any, reason: str
+) -> None:
     agent, model = make()
     paused = await agent.invoke_async(USER)
 
@@ -92,7 +96,7 @@ async def test_a_denial_is_the_calls_tool_message(make, asks: None, response: An
 
 @pytest.mark.parametrize("response", [True, {"approved": True}])
 async def test_plain_approvals(make, asks: None, response: Any) -> None:
-    agent, model = make()
+    agent, _model = make()
     paused = await agent.invoke_async(USER)
 
     await agent.invoke_async(answer(paused, response))

@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from agenthooks_strands import CAPABILITIES
+from agenthooks_strands.testing import tool_calls
 from strands import tool
 from strands_helpers import RAN, USER, build, explode, read_file, tool_results
 
@@ -17,8 +19,6 @@ from agenthooks import Ask, Deny, HookBus, ProviderResponse
 from agenthooks.bridges import UnsupportedReturnError, installed_bridges
 from agenthooks.events import CATALOG
 from agenthooks.testing import HookRecorder
-from agenthooks_strands import CAPABILITIES
-from agenthooks_strands.testing import tool_calls
 
 
 def test_the_declaration_is_the_installed_entry_point() -> None:
@@ -143,7 +143,10 @@ def _one_read(bus: HookBus) -> Any:
 
 
 async def _tool_call(bus: HookBus) -> None:
-    bus.on("pre_tool_call", lambda ctx: {"call": ctx.call.model_copy(update={"arguments": {"path": "/y"}})})
+    bus.on(
+        "pre_tool_call",
+        lambda ctx: {"call": ctx.call.model_copy(update={"arguments": {"path": "/y"}})},
+    )
     agent, _ = _one_read(bus)
     await agent.invoke_async("read")
     assert RAN == [("read_file", "/y")]
@@ -279,7 +282,11 @@ def _unhonoured() -> list[tuple[str, str]]:
     out = []
     for event in sorted(CAPABILITIES.fires):
         spec = CATALOG[event]
-        keys = set(spec.returns) | ({"deny"} if spec.deny else set()) | ({"ask"} if spec.ask else set())
+        keys = (
+            set(spec.returns)
+            | ({"deny"} if spec.deny else set())
+            | ({"ask"} if spec.ask else set())
+        )
         out += [(event, key) for key in sorted(keys) if not CAPABILITIES.honoured(event, key)]
     return out
 

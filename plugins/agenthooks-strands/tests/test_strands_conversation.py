@@ -65,8 +65,20 @@ async def test_the_exact_event_sequence(make, bus: HookBus) -> None:
     assert sent(model, 1)[-1] == {
         "role": "user",
         "content": [
-            {"toolResult": {"toolUseId": "call_1", "status": "success", "content": [{"text": "deleted /tmp/a.txt"}]}},
-            {"toolResult": {"toolUseId": "call_2", "status": "success", "content": [{"text": "contents of /tmp/b.txt"}]}},
+            {
+                "toolResult": {
+                    "toolUseId": "call_1",
+                    "status": "success",
+                    "content": [{"text": "deleted /tmp/a.txt"}],
+                }
+            },
+            {
+                "toolResult": {
+                    "toolUseId": "call_2",
+                    "status": "success",
+                    "content": [{"text": "contents of /tmp/b.txt"}],
+                }
+            },
         ],
     }
 
@@ -112,7 +124,10 @@ def _values(recorder: HookRecorder) -> list[tuple[Any, ...]]:
                 (
                     name,
                     ctx.request.system,
-                    [(m.role, m.content, m.tool_call_id, tuple(m.tool_calls)) for m in ctx.request.messages],
+                    [
+                        (m.role, m.content, m.tool_call_id, tuple(m.tool_calls))
+                        for m in ctx.request.messages
+                    ],
                     sorted(t["function"]["name"] for t in ctx.request.tools),
                 )
             )

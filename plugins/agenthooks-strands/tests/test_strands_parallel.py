@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agenthooks_strands.testing import tool_calls
 from strands import tool
 from strands.tools.executors import ConcurrentToolExecutor
 
 from agenthooks import HookBus
-from agenthooks_strands.testing import tool_calls
 
 RUNNING: list[str] = []
 PEAK: list[int] = []

@@ -12,6 +12,7 @@ from agenthooks_guard import Guard
 from agenthooks_limits import Cap, Limits
 from agenthooks_otel import OtelPlugin
 from agenthooks_redis import RedisEventPublisher
+from agenthooks_strands.testing import tool_calls
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -21,7 +22,6 @@ from test_strands_conversation import SEQUENCE
 
 from agenthooks import HookBus, StopRun
 from agenthooks.testing import HookRecorder
-from agenthooks_strands.testing import tool_calls
 
 POLICY = """
 default = "allow"
@@ -88,9 +88,11 @@ async def test_the_guard_denies_redacts_and_checks_input(make, bus: HookBus) -> 
     assert str(result).strip() == "Prompt injection."
 
 
-async def test_the_guard_judges_coerced_arguments_and_pauses_for_a_human(make, bus: HookBus) -> None:
+async def test_the_guard_judges_coerced_arguments_and_pauses_for_a_human(
+    make, bus: HookBus
+) -> None:
     bus.use(Guard.from_toml(POLICY))
-    agent, model = make(
+    agent, _model = make(
         [tool_calls(("9", "send_money", {"amount": "900", "to": "eve"})), "Paid."],
         tools=[send_money],
     )
@@ -106,7 +108,9 @@ async def test_the_guard_judges_coerced_arguments_and_pauses_for_a_human(make, b
     assert RAN == [("send_money", (900.0, "eve"))]
 
 
-async def test_limits_deny_a_tool_over_its_cap_and_stop_a_run_over_budget(make, bus: HookBus) -> None:
+async def test_limits_deny_a_tool_over_its_cap_and_stop_a_run_over_budget(
+    make, bus: HookBus
+) -> None:
     bus.use(Limits(max_calls_per_tool={"read_file": Cap(1)}))
     agent, model = make(
         [tool_calls(("a", "read_file", {"path": "/1"}), ("b", "read_file", {"path": "/2"})), "ok"],
@@ -125,7 +129,11 @@ async def test_limits_deny_a_tool_over_its_cap_and_stop_a_run_over_budget(make, 
     recorder.attach(budget)
     agent, model = build(
         budget,
-        [tool_calls(("a", "read_file", {"path": "/1"})), tool_calls(("b", "read_file", {"path": "/2"})), "ok"],
+        [
+            tool_calls(("a", "read_file", {"path": "/1"})),
+            tool_calls(("b", "read_file", {"path": "/2"})),
+            "ok",
+        ],
         tools=[read_file],
     )
     with pytest.raises(StopRun):

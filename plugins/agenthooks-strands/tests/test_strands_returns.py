@@ -6,16 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from strands_helpers import RAN, USER, explode, flag, read_file, sent, tool_results
-
+from agenthooks_strands.testing import ScriptedModel, text, tool_calls
 from strands import Agent
+from strands_helpers import RAN, USER, explode, flag, read_file, sent, tool_results
 
 from agenthooks import Deny, HookBus, ProviderResponse
 from agenthooks.testing import HookRecorder
-from agenthooks_strands.testing import ScriptedModel, text, tool_calls
 
 
-async def test_pre_tool_call_deny_the_body_never_runs_the_model_reads_the_reason(make, bus: HookBus) -> None:
+async def test_pre_tool_call_deny_the_body_never_runs_the_model_reads_the_reason(
+    make, bus: HookBus
+) -> None:
     bus.on("pre_tool_call", lambda ctx: Deny("Deleting files is not allowed."), match="delete_file")
     agent, model = make()
 
@@ -28,10 +29,14 @@ async def test_pre_tool_call_deny_the_body_never_runs_the_model_reads_the_reason
     }
 
 
-async def test_pre_tool_call_sees_arguments_validated_and_coerced_by_the_tool_schema(make, bus: HookBus) -> None:
+async def test_pre_tool_call_sees_arguments_validated_and_coerced_by_the_tool_schema(
+    make, bus: HookBus
+) -> None:
     seen: list[Any] = []
     bus.on("pre_tool_call", lambda ctx: seen.append(ctx.call.arguments))
-    agent, model = make([tool_calls(("c1", "flag", {"on": "true", "times": "3"})), "ok"], tools=[flag])
+    agent, _model = make(
+        [tool_calls(("c1", "flag", {"on": "true", "times": "3"})), "ok"], tools=[flag]
+    )
 
     await agent.invoke_async("set it")
 
@@ -72,7 +77,9 @@ async def test_a_result_rewrite_is_what_the_model_reads(make, bus: HookBus) -> N
     assert tool_results(model)["call_1"] == ("success", "deleted /tmp/a.txt")
 
 
-async def test_tool_error_hooks_see_the_exception_with_its_type_and_recover(make, bus: HookBus) -> None:
+async def test_tool_error_hooks_see_the_exception_with_its_type_and_recover(
+    make, bus: HookBus
+) -> None:
     errors: list[Any] = []
 
     def recover(ctx: Any) -> dict[str, Any]:
@@ -183,7 +190,7 @@ async def test_on_model_error_recovers_and_the_run_goes_on(make, bus: HookBus) -
         return {"response": ProviderResponse(content="fallback answer")}
 
     bus.on("on_model_error", recover)
-    agent, model = make([ConnectionError("model down")])
+    agent, _model = make([ConnectionError("model down")])
 
     result = await agent.invoke_async("hi")
 
@@ -191,7 +198,9 @@ async def test_on_model_error_recovers_and_the_run_goes_on(make, bus: HookBus) -
     assert str(result).strip() == "fallback answer"
 
 
-async def test_on_chat_start_deny_the_caller_gets_the_reason_as_the_answer(make, bus: HookBus) -> None:
+async def test_on_chat_start_deny_the_caller_gets_the_reason_as_the_answer(
+    make, bus: HookBus
+) -> None:
     recorder = HookRecorder()
     recorder.attach(bus)
     bus.on("on_chat_start", lambda ctx: Deny("closed for maintenance"))
@@ -220,7 +229,10 @@ async def test_on_user_message_rewrite_and_deny(make, bus: HookBus) -> None:
 async def test_post_agent_rewrites_and_denies_the_final_answer(make, bus: HookBus) -> None:
     recorder = HookRecorder()
     recorder.attach(bus)
-    bus.on("post_agent", lambda ctx: {"response": ctx.response.model_copy(update={"content": "[redacted]"})})
+    bus.on(
+        "post_agent",
+        lambda ctx: {"response": ctx.response.model_copy(update={"content": "[redacted]"})},
+    )
     agent, _ = make(["my email is ada@example.com"])
 
     result = await agent.invoke_async("hi")
@@ -253,7 +265,9 @@ async def test_terminate_ends_the_run_after_the_batch(make, bus: HookBus) -> Non
 async def test_what_the_bridge_cannot_do_raises_a_typed_error(make, bus: HookBus) -> None:
     from agenthooks.bridges import UnsupportedReturnError
 
-    bus.on("pre_request", lambda ctx: {"request": ctx.request.model_copy(update={"model": "other"})})
+    bus.on(
+        "pre_request", lambda ctx: {"request": ctx.request.model_copy(update={"model": "other"})}
+    )
     errors: list[Any] = []
     bus.on("on_chat_error", lambda ctx: errors.append(ctx.error))
     agent, model = make(["ok"])
@@ -272,9 +286,17 @@ async def test_what_the_bridge_cannot_do_raises_a_typed_error(make, bus: HookBus
 
 async def test_observers_leave_the_conversation_as_strands_keeps_it(make, bus: HookBus) -> None:
     answer = text("plain")
-    for event in ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message"):
+    for event in (
+        "pre_request",
+        "on_response",
+        "pre_tool_call",
+        "on_tool_call_result",
+        "on_message",
+    ):
         bus.on(event, lambda ctx: None)
-    agent, model = make([tool_calls(("c1", "read_file", {"path": "/x"})), answer], tools=[read_file])
+    agent, _model = make(
+        [tool_calls(("c1", "read_file", {"path": "/x"})), answer], tools=[read_file]
+    )
     await agent.invoke_async("go")
     plain_agent_messages = [{"role": m["role"], "content": m["content"]} for m in agent.messages]
 
@@ -284,7 +306,9 @@ async def test_observers_leave_the_conversation_as_strands_keeps_it(make, bus: H
         callback_handler=None,
     )
     await bare.invoke_async("go")
-    assert plain_agent_messages == [{"role": m["role"], "content": m["content"]} for m in bare.messages]
+    assert plain_agent_messages == [
+        {"role": m["role"], "content": m["content"]} for m in bare.messages
+    ]
 
 
 async def test_should_stop_ends_the_run_before_the_next_request(make, bus: HookBus) -> None:

@@ -9,13 +9,13 @@ import contextlib
 from typing import Any
 
 import pytest
+from agenthooks_strands.testing import ScriptedModel, tool_calls
 from strands import Agent, tool
 from strands.types.exceptions import MaxTokensReachedException
 from strands_helpers import USER, read_file, tool_results
 
 from agenthooks import HookBus
 from agenthooks.testing import HookRecorder
-from agenthooks_strands.testing import ScriptedModel, tool_calls
 
 TERMINALS = ("on_chat_done", "on_chat_error", "on_chat_abort", "on_chat_paused", "on_chat_end")
 
@@ -57,7 +57,9 @@ async def test_a_model_failure_keeps_its_type(make, recorder: HookRecorder) -> N
 
 
 async def test_a_framework_error_keeps_its_type(make, recorder: HookRecorder) -> None:
-    agent, _ = make([{"role": "assistant", "content": [{"text": "cut"}], "stopReason": "max_tokens"}])
+    agent, _ = make(
+        [{"role": "assistant", "content": [{"text": "cut"}], "stopReason": "max_tokens"}]
+    )
 
     with pytest.raises(MaxTokensReachedException):
         await agent.invoke_async("hi")
@@ -86,13 +88,17 @@ async def test_a_hook_raising_in_a_tool_call_ends_the_run_and_the_model_never_re
     assert type(recorder.of("on_chat_error")[0].error) is PolicyDown
     # every call the model made has exactly one tool message; ours says only it did not complete
     results = agent.messages[-1]["content"]
-    assert {r["toolResult"]["toolUseId"]: r["toolResult"]["content"][0]["text"] for r in results} == {
+    assert {
+        r["toolResult"]["toolUseId"]: r["toolResult"]["content"][0]["text"] for r in results
+    } == {
         "call_1": "deleted /tmp/a.txt",
         "call_2": 'Tool call "read_file" did not complete',
     }
 
 
-async def test_a_hook_raising_on_a_message_keeps_its_type(make, bus: HookBus, recorder: HookRecorder) -> None:
+async def test_a_hook_raising_on_a_message_keeps_its_type(
+    make, bus: HookBus, recorder: HookRecorder
+) -> None:
     def broken(ctx: Any) -> None:
         if ctx.message.role == "tool":
             raise KeyError("audit log full")

@@ -6,10 +6,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from strands_helpers import read_file
-
-from agenthooks import ChatMessage, HookBus, ProviderResponse, ToolCall
-from agenthooks.messages import ThinkingBlock
 from agenthooks_strands.testing import tool_calls
 from agenthooks_strands.translate import (
     from_chat_messages,
@@ -23,6 +19,10 @@ from agenthooks_strands.translate import (
     tool_specs_back,
     usage_back,
 )
+from strands_helpers import read_file
+
+from agenthooks import ChatMessage, HookBus, ProviderResponse, ToolCall
+from agenthooks.messages import ThinkingBlock
 
 IMAGE = {"image": {"format": "png", "source": {"bytes": b"\x89PNG..."}}}
 DOCUMENT = {"document": {"format": "pdf", "name": "spec", "source": {"bytes": b"%PDF"}}}
@@ -31,25 +31,49 @@ CACHE = {"cachePoint": {"type": "default"}}
 
 def transcript() -> list[dict[str, Any]]:
     return [
-        {"role": "user", "content": [{"text": "What is in "}, IMAGE, {"text": "this?"}, CACHE], "tracking_id": "u1"},
+        {
+            "role": "user",
+            "content": [{"text": "What is in "}, IMAGE, {"text": "this?"}, CACHE],
+            "tracking_id": "u1",
+        },
         {
             "role": "assistant",
             "content": [
-                {"reasoningContent": {"reasoningText": {"text": "look closer", "signature": "sig"}}},
+                {
+                    "reasoningContent": {
+                        "reasoningText": {"text": "look closer", "signature": "sig"}
+                    }
+                },
                 {"text": "Reading it."},
-                {"toolUse": {"toolUseId": "t1", "name": "read_file", "input": {"path": "/a"}, "reasoningSignature": "rs"}},
+                {
+                    "toolUse": {
+                        "toolUseId": "t1",
+                        "name": "read_file",
+                        "input": {"path": "/a"},
+                        "reasoningSignature": "rs",
+                    }
+                },
             ],
             "metadata": {"usage": {"inputTokens": 3, "outputTokens": 4, "totalTokens": 7}},
         },
         {
             "role": "user",
             "content": [
-                {"toolResult": {"toolUseId": "t1", "status": "success", "content": [{"json": {"n": 1}}, IMAGE]}},
+                {
+                    "toolResult": {
+                        "toolUseId": "t1",
+                        "status": "success",
+                        "content": [{"json": {"n": 1}}, IMAGE],
+                    }
+                },
                 {"text": "and this one"},
                 DOCUMENT,
             ],
         },
-        {"role": "assistant", "content": [{"text": "Both seen."}, {"citationsContent": {"citations": []}}]},
+        {
+            "role": "assistant",
+            "content": [{"text": "Both seen."}, {"citationsContent": {"citations": []}}],
+        },
     ]
 
 
@@ -91,10 +115,20 @@ def test_a_rewrite_changes_only_what_it_changed() -> None:
     back = from_chat_messages(new, read)
 
     assert messages == original  # nothing was changed in place
-    assert back[0] == {"role": "user", "content": [{"text": "Describe"}, IMAGE, CACHE], "tracking_id": "u1"}
+    assert back[0] == {
+        "role": "user",
+        "content": [{"text": "Describe"}, IMAGE, CACHE],
+        "tracking_id": "u1",
+    }
     assert back[1] is messages[1] and back[3] is messages[3]
     assert back[2]["content"] == [
-        {"toolResult": {"toolUseId": "t1", "status": "success", "content": [{"text": "[redacted]"}, IMAGE]}},
+        {
+            "toolResult": {
+                "toolUseId": "t1",
+                "status": "success",
+                "content": [{"text": "[redacted]"}, IMAGE],
+            }
+        },
         {"text": "and this one"},
         DOCUMENT,
     ]
@@ -113,7 +147,14 @@ def test_a_rewritten_tool_call_keeps_its_signature_and_dropped_messages_go() -> 
     assert back[1]["content"] == [
         {"reasoningContent": {"reasoningText": {"text": "look closer", "signature": "sig"}}},
         {"text": "Reading it."},
-        {"toolUse": {"toolUseId": "t1", "name": "read_file", "input": {"path": "/b"}, "reasoningSignature": "rs"}},
+        {
+            "toolUse": {
+                "toolUseId": "t1",
+                "name": "read_file",
+                "input": {"path": "/b"},
+                "reasoningSignature": "rs",
+            }
+        },
     ]
     assert back[1]["metadata"] == messages[1]["metadata"]
 
@@ -123,7 +164,10 @@ def test_new_tool_messages_join_one_user_message() -> None:
     back = from_chat_messages(
         [
             ChatMessage(role="user", content="hi"),
-            ChatMessage(role="assistant", tool_calls=[ToolCall(id="a", name="x"), ToolCall(id="b", name="y")]),
+            ChatMessage(
+                role="assistant",
+                tool_calls=[ToolCall(id="a", name="x"), ToolCall(id="b", name="y")],
+            ),
             ChatMessage(role="tool", content="A", tool_call_id="a"),
             ChatMessage(role="tool", content="B", tool_call_id="b", is_error=True),
         ],
@@ -163,7 +207,8 @@ def test_system_prompt_tools_usage_and_responses() -> None:
     assert stop == "end_turn"
     assert rewritten["content"] == [{"text": "Changed."}, {"citationsContent": {"citations": []}}]
     stop, called = response_back(
-        ProviderResponse(tool_calls=[ToolCall(id="z", name="read_file", arguments={"path": "/"})]), None
+        ProviderResponse(tool_calls=[ToolCall(id="z", name="read_file", arguments={"path": "/"})]),
+        None,
     )
     assert stop == "tool_use" and called == tool_calls(("z", "read_file", {"path": "/"}))
 
@@ -184,10 +229,11 @@ async def test_through_an_agent_an_image_survives_a_rewrite(make, bus: HookBus) 
     ]
 
 
-async def test_through_an_agent_observers_send_the_model_what_strands_sends(make, bus: HookBus) -> None:
-    from strands import Agent
-
+async def test_through_an_agent_observers_send_the_model_what_strands_sends(
+    make, bus: HookBus
+) -> None:
     from agenthooks_strands.testing import ScriptedModel
+    from strands import Agent
 
     for event in ("pre_request", "on_response", "on_message"):
         bus.on(event, lambda ctx: None)

@@ -21,8 +21,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+from strands.hooks import AfterInvocationEvent, AfterToolsEvent, MessageAddedEvent
+from strands.interrupt import InterruptException
+from strands.middleware import ExecuteToolStage, InvokeModelStage, ModelStopReason, ToolResultEvent
+from strands.middleware._agent_stream import AgentStreamStage
+from strands.plugins import Plugin
+from strands.types._events import EventLoopStopEvent
 
 from agenthooks import (
     AgentHooksError,
@@ -44,12 +51,6 @@ from agenthooks.events import (
     ShouldStopContext,
     ToolCallErrorContext,
 )
-from strands.hooks import AfterInvocationEvent, AfterToolsEvent, MessageAddedEvent
-from strands.interrupt import InterruptException
-from strands.middleware import ExecuteToolStage, InvokeModelStage, ModelStopReason, ToolResultEvent
-from strands.middleware._agent_stream import AgentStreamStage
-from strands.plugins import Plugin
-from strands.types._events import EventLoopStopEvent
 
 from .capabilities import CAPABILITIES
 from .tools import bridge_tool
@@ -71,13 +72,17 @@ if TYPE_CHECKING:
     from strands import Agent
     from strands.middleware import ExecuteToolContext, InvokeModelContext
     from strands.middleware._agent_stream import AgentStreamContext
+    from strands.types.content import Message
+    from strands.types.tools import ToolResult, ToolSpec
+
+    from agenthooks.messages import FinishReason
 
 APPROVAL = "agenthooks.approval"
 """The name of the Strands interrupt an ``Ask`` raises (``result.interrupts[i].name``)."""
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
-_FINISH = {
+_FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
     "stop_sequence": "stop",
     "max_tokens": "length",
@@ -186,7 +191,9 @@ class AgentHooksPlugin(Plugin):
                             await run.done(answer)
                             return
                         if got != text:
-                            ctx = dataclasses.replace(ctx, messages=_rewrite_user(ctx.messages, got))
+                            ctx = dataclasses.replace(
+                                ctx, messages=_rewrite_user(ctx.messages, got)
+                            )
                     stop: EventLoopStopEvent | None = None
                     async for event in next_fn(ctx):
                         if isinstance(event, EventLoopStopEvent):
@@ -206,7 +213,9 @@ class AgentHooksPlugin(Plugin):
             if self._states.get(key) is state:
                 del self._states[key]
 
-    async def _resumed(self, run: BridgeRun, ctx: AgentStreamContext, pending: list[PendingCall]) -> None:
+    async def _resumed(
+        self, run: BridgeRun, ctx: AgentStreamContext, pending: list[PendingCall]
+    ) -> None:
         # the answers Strands holds for this pass's interrupts (the context's snapshot)
         decisions = {
             str(i.reason["tool_call_id"]): _decision(i.response)
@@ -251,7 +260,7 @@ class AgentHooksPlugin(Plugin):
             chat = message_to_chat(message)[0]
             answer = AgentResponse(
                 content=chat.content,
-                finish_reason=_FINISH.get(stop_reason, "stop"),  # type: ignore[arg-type]
+                finish_reason=_FINISH.get(stop_reason, "stop"),
                 usage=run.usage,
                 iterations=_iterations(run),
                 agent=run.agent,
@@ -357,7 +366,9 @@ class AgentHooksPlugin(Plugin):
     ) -> AsyncGenerator[Any, None]:
         run = state.run
         model_id = state.model_id = _model_id(ctx.model)
-        view = to_request(ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id)
+        view = to_request(
+            ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id
+        )
         seen: dict[str, Any] = {}
 
         async def call(request: Any) -> ProviderResponse:
@@ -365,9 +376,13 @@ class AgentHooksPlugin(Plugin):
             if request is not view.request and request != view.request:
                 _require_same_call(view.request, request)
                 call_ctx = ctx.replace(
-                    messages=from_chat_messages(request.messages, view.transcript),
+                    messages=cast(
+                        "list[Message]", from_chat_messages(request.messages, view.transcript)
+                    ),
                     system_prompt=system_back(request.system, view.system_prompt),
-                    tool_specs=tool_specs_back(request.tools, view.tool_specs),
+                    tool_specs=cast(
+                        "list[ToolSpec]", tool_specs_back(request.tools, view.tool_specs)
+                    ),
                 )
             stop: ModelStopReason | None = None
             async for event in next_fn(call_ctx):
@@ -421,7 +436,7 @@ class AgentHooksPlugin(Plugin):
         await run.loop_end()
         answer = AgentResponse(
             content=chat.content,
-            finish_reason=_FINISH.get(stop.stop_reason, "stop"),  # type: ignore[arg-type]
+            finish_reason=_FINISH.get(stop.stop_reason, "stop"),
             usage=run.usage,
             iterations=_iterations(run),
             agent=run.agent,
@@ -435,7 +450,9 @@ class AgentHooksPlugin(Plugin):
         state.answer = got
         if got is answer or got.content == answer.content:
             return stop
-        rewritten = ProviderResponse(content=got.content, finish_reason="stop", usage=to_usage(stop.usage))
+        rewritten = ProviderResponse(
+            content=got.content, finish_reason="stop", usage=to_usage(stop.usage)
+        )
         _, new_message = response_back(rewritten, message)
         return ModelStopReason(
             stop_reason=stop.stop_reason,
@@ -469,7 +486,9 @@ class AgentHooksPlugin(Plugin):
                 await run.fire(
                     "on_tool_call_error",
                     ToolCallErrorContext,
-                    call=ToolCall(id=call_id, name=tool.name, arguments=dict(tool_use.get("input") or {})),
+                    call=ToolCall(
+                        id=call_id, name=tool.name, arguments=dict(tool_use.get("input") or {})
+                    ),
                     tool=tool,
                     tool_call_id=call_id,
                     error=reason,
@@ -481,7 +500,9 @@ class AgentHooksPlugin(Plugin):
             try:
                 arguments = tool.validate(dict(raw_input))
             except ToolValidationError as exc:
-                async for event in self._invalid(state, ctx, next_fn, tool, call_id, raw_input, exc):
+                async for event in self._invalid(
+                    state, ctx, next_fn, tool, call_id, raw_input, exc
+                ):
                     yield event
                 return
             call = ToolCall(id=call_id, name=tool.name, arguments=arguments)
@@ -489,7 +510,9 @@ class AgentHooksPlugin(Plugin):
             seen: dict[str, Any] = {}
 
             async def invoke(args: dict[str, Any]) -> Any:
-                call_ctx = ctx if args is arguments else ctx.replace(tool_use={**tool_use, "input": args})
+                call_ctx = (
+                    ctx if args is arguments else ctx.replace(tool_use={**tool_use, "input": args})
+                )
                 result: ToolResultEvent | None = None
                 async for event in next_fn(call_ctx):
                     if isinstance(event, ToolResultEvent):
@@ -558,7 +581,11 @@ class AgentHooksPlugin(Plugin):
         )
         if isinstance(got, ToolCallErrorContext) and got.recovered:
             yield ToolResultEvent(
-                {"toolUseId": call_id, "status": "success", "content": [{"text": _text(got.result)}]}
+                {
+                    "toolUseId": call_id,
+                    "status": "success",
+                    "content": [{"text": _text(got.result)}],
+                }
             )
             return
         if isinstance(got, ToolCallErrorContext) and got.error is not exc and got.error is not None:
@@ -578,20 +605,24 @@ class AgentHooksPlugin(Plugin):
         message = event.message
         results = any("toolResult" in b for b in message.get("content", []))
         if run.listened("on_message"):
-            for chat in to_chat_messages([message]).messages:  # type: ignore[list-item]
+            for chat in to_chat_messages([message]).messages:
                 await run.message(chat)
         if results:
             await run.loop_end()
             if state.failure is not None:
                 raise state.failure
             if run.listened("prepare_next_turn") or run.listened("should_stop"):
-                state.between = to_chat_messages(event.agent.messages).messages  # type: ignore[arg-type]
+                state.between = to_chat_messages(event.agent.messages).messages
 
     async def _after_tools(self, event: AfterToolsEvent) -> None:
         state = self._states.get(id(event.agent))
         if state is None or not state.terminate:
             return
-        ids = [str(b["toolResult"]["toolUseId"]) for b in event.message.get("content", []) if "toolResult" in b]
+        ids = [
+            str(b["toolResult"]["toolUseId"])
+            for b in event.message.get("content", [])
+            if "toolResult" in b
+        ]
         every = bool(ids) and all(state.terminate.get(i) for i in ids)
         state.terminate.clear()
         if not every:
@@ -722,7 +753,7 @@ def _decision(response: Any) -> Approve | Deny:
     return Deny(response if isinstance(response, str) and response else None)
 
 
-def _result_value(result: dict[str, Any]) -> Any:
+def _result_value(result: Mapping[str, Any]) -> Any:
     """What hooks see as a tool's result: its text (text and JSON parts), or its content
     blocks as they are when they hold more than text (an image)."""
     content = result.get("content", [])
@@ -760,11 +791,16 @@ def _result_event(outcome: ToolOutcome, seen: dict[str, Any], call_id: str) -> T
         content: list[dict[str, Any]] = list(result)
     else:
         text = outcome.text if outcome.text is not None else _text(result)
-        kept = []
+        kept: list[dict[str, Any]] = []
         if original is not None:
-            kept = [b for b in original.tool_result.get("content", []) if "text" not in b and "json" not in b]
+            kept = [
+                dict(b)
+                for b in original.tool_result.get("content", [])
+                if "text" not in b and "json" not in b
+            ]
         content = [{"text": text}, *kept]
-    return ToolResultEvent({"toolUseId": call_id, "status": "success", "content": content})  # type: ignore[typeddict-item]
+    result_block = {"toolUseId": call_id, "status": "success", "content": content}
+    return ToolResultEvent(cast("ToolResult", result_block))
 
 
 __all__ = ["APPROVAL", "AgentHooksPlugin"]

@@ -58,7 +58,7 @@ class ScriptedModel(Model):
         """The config (``model_id``)."""
         return self.config
 
-    def structured_output(  # type: ignore[override]
+    def structured_output(
         self, output_model: Any, prompt: Any, system_prompt: str | None = None, **kwargs: Any
     ) -> AsyncGenerator[dict[str, Any], None]:
         """Not scripted: structured output is out of this model's scope."""
@@ -107,13 +107,19 @@ def _events(message: dict[str, Any], usage: dict[str, int]) -> list[dict[str, An
             use = block["toolUse"]
             stop = "tool_use"
             events += [
-                {"contentBlockStart": {"start": {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}}}},
+                {
+                    "contentBlockStart": {
+                        "start": {"toolUse": {"toolUseId": use["toolUseId"], "name": use["name"]}}
+                    }
+                },
                 {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(use["input"])}}}},
                 {"contentBlockStop": {}},
             ]
         elif "reasoningContent" in block:
             reasoning = block["reasoningContent"].get("reasoningText", {})
-            delta: list[dict[str, Any]] = [{"reasoningContent": {"text": reasoning.get("text", "")}}]
+            delta: list[dict[str, Any]] = [
+                {"reasoningContent": {"text": reasoning.get("text", "")}}
+            ]
             if reasoning.get("signature"):
                 delta.append({"reasoningContent": {"signature": reasoning["signature"]}})
             events += [{"contentBlockStart": {"start": {}}}]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Any
 
-import jsonschema
+from pydantic import BaseModel, ValidationError
+
 from agenthooks.bridges import BridgeTool
 from agenthooks.errors import ToolValidationError
-from pydantic import BaseModel, ValidationError
+
+# jsonschema ships no type stubs; what is used of it here is one validator class
+jsonschema: Any = import_module("jsonschema")
 
 
 def bridge_tool(tool: Any) -> BridgeTool:

@@ -11,9 +11,8 @@ handler changed, and a round trip with no change returns the very same objects.
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -22,6 +21,9 @@ from agenthooks.messages import ThinkingBlock
 
 StrandsMessage = dict[str, Any]
 """A Strands ``Message`` (``{"role": ..., "content": [blocks]}``), as plain data."""
+
+Readable = Mapping[str, Any]
+"""A Strands value being read (a ``Message``, ``ToolSpec``, ``ToolResult``, ``Usage``)."""
 
 Block = dict[str, Any]
 
@@ -57,12 +59,12 @@ _STRANDS_STOP_REASONS = frozenset(
 # --- blocks -------------------------------------------------------------------------------
 
 
-def _texts(blocks: Sequence[Block]) -> str | None:
+def _texts(blocks: Sequence[Readable]) -> str | None:
     parts = [b["text"] for b in blocks if "text" in b and isinstance(b["text"], str)]
     return "".join(parts) if parts else None
 
 
-def tool_result_text(result: dict[str, Any]) -> str:
+def tool_result_text(result: Readable) -> str:
     """What a model reads of a Strands ``ToolResult``: its text and JSON parts, in order."""
     parts: list[str] = []
     for block in result.get("content", []):
@@ -73,7 +75,7 @@ def tool_result_text(result: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def _thinking(block: Block) -> ThinkingBlock | None:
+def _thinking(block: Readable) -> ThinkingBlock | None:
     reasoning = block.get("reasoningContent")
     if not isinstance(reasoning, dict):
         return None
@@ -113,10 +115,10 @@ class Translated:
 
     messages: list[ChatMessage]
     origins: list[int]
-    source: Sequence[StrandsMessage]
+    source: Sequence[Readable]
 
 
-def to_chat_messages(messages: Sequence[StrandsMessage]) -> Translated:
+def to_chat_messages(messages: Sequence[Readable]) -> Translated:
     """Read a Strands transcript: a user message's ``toolResult`` blocks become one ``tool``
     message each (then its text, if any, one ``user`` message); an assistant message becomes one
     ``assistant`` message with its text, tool calls and thinking blocks."""
@@ -129,7 +131,7 @@ def to_chat_messages(messages: Sequence[StrandsMessage]) -> Translated:
     return Translated(out, origins, messages)
 
 
-def message_to_chat(message: StrandsMessage) -> list[ChatMessage]:
+def message_to_chat(message: Readable) -> list[ChatMessage]:
     """One Strands message as the agenthooks messages it holds (see ``to_chat_messages``)."""
     blocks: list[Block] = list(message.get("content", []))
     if message.get("role") == "assistant":
@@ -194,7 +196,7 @@ def from_chat_messages(new: Sequence[ChatMessage], old: Translated) -> list[Stra
     Strands keeps them.
     """
     if list(new) == old.messages:
-        return list(old.source)
+        return cast("list[StrandsMessage]", list(old.source))
     # match each new message to the old one it keeps (equal, in order) or replaces
     groups: list[tuple[int | None, bool, list[ChatMessage]]] = []
     cursor = 0
@@ -221,7 +223,7 @@ def from_chat_messages(new: Sequence[ChatMessage], old: Translated) -> list[Stra
             template = old.source[origin]
             whole = [m for m, o in zip(old.messages, old.origins, strict=True) if o == origin]
             if unchanged and chats == whole:
-                out.append(template)
+                out.append(cast("StrandsMessage", template))
                 continue
             out.append(_build(chats, template))
             continue
@@ -246,10 +248,12 @@ def _kind(message: ChatMessage) -> str:
 
 def _only_tool_results(message: StrandsMessage) -> bool:
     content = message.get("content", [])
-    return message.get("role") == "user" and bool(content) and all("toolResult" in b for b in content)
+    return (
+        message.get("role") == "user" and bool(content) and all("toolResult" in b for b in content)
+    )
 
 
-def _build(chats: Sequence[ChatMessage], template: StrandsMessage | None) -> StrandsMessage:
+def _build(chats: Sequence[ChatMessage], template: Readable | None) -> StrandsMessage:
     blocks: list[Block] = list(template.get("content", [])) if template is not None else []
     base: StrandsMessage = (
         {k: v for k, v in template.items() if k != "content"} if template is not None else {}
@@ -300,7 +304,7 @@ def _text_position(blocks: list[Block]) -> int:
     return len(blocks)
 
 
-def _tool_result_block(chat: ChatMessage, template: Block | None) -> Block:
+def _tool_result_block(chat: ChatMessage, template: Readable | None) -> Block:
     status = "error" if chat.is_error else "success"
     if template is not None:
         result = dict(template["toolResult"])
@@ -309,7 +313,7 @@ def _tool_result_block(chat: ChatMessage, template: Block | None) -> Block:
             result["content"] = [{"text": chat.content or ""}, *kept]
         result["status"] = status
         if result == template["toolResult"]:
-            return template
+            return dict(template)
         return {**template, "toolResult": result}
     return {
         "toolResult": {
@@ -331,9 +335,11 @@ def _assistant_blocks(chat: ChatMessage, blocks: list[Block]) -> list[Block]:
         out = [b for b in out if "toolUse" not in b]
         for call in chat.tool_calls:
             block = uses.get(call.id)
-            if block is not None and block["toolUse"]["name"] == call.name and _arguments(
-                block["toolUse"].get("input")
-            ) == call.arguments:
+            if (
+                block is not None
+                and block["toolUse"]["name"] == call.name
+                and _arguments(block["toolUse"].get("input")) == call.arguments
+            ):
                 out.append(block)
                 continue
             use = dict(block["toolUse"]) if block is not None else {}
@@ -348,7 +354,7 @@ def _assistant_blocks(chat: ChatMessage, blocks: list[Block]) -> list[Block]:
 def system_text(system_prompt: Any) -> str | None:
     """The instructions as one text (a list of system blocks: their text blocks joined)."""
     if system_prompt is None or isinstance(system_prompt, str):
-        return cast("str | None", system_prompt)
+        return system_prompt
     parts = [b["text"] for b in system_prompt if "text" in b]
     return "\n".join(parts) if parts else None
 
@@ -364,7 +370,7 @@ def system_back(text: str | None, original: Any) -> Any:
     return text
 
 
-def tool_schemas(tool_specs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def tool_schemas(tool_specs: Sequence[Readable]) -> list[dict[str, Any]]:
     """Strands tool specs as the OpenAI-style function schemas a ``ProviderRequest`` carries."""
     return [
         {
@@ -380,7 +386,7 @@ def tool_schemas(tool_specs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def tool_specs_back(
-    schemas: Sequence[dict[str, Any]], original: Sequence[dict[str, Any]]
+    schemas: Sequence[Readable], original: Sequence[Readable]
 ) -> list[dict[str, Any]]:
     """Function schemas back as Strands tool specs, the original spec wherever it is unchanged."""
     by_name = {spec["name"]: spec for spec in original}
@@ -390,9 +396,9 @@ def tool_specs_back(
         function = schema.get("function", schema)
         name = function["name"]
         if name in by_name and mine[name] == schema:
-            out.append(by_name[name])
+            out.append(cast("dict[str, Any]", by_name[name]))
             continue
-        spec = copy.copy(by_name.get(name, {}))
+        spec = dict(by_name.get(name, {}))
         spec.update(
             {
                 "name": name,
@@ -404,7 +410,7 @@ def tool_specs_back(
     return out
 
 
-def to_usage(usage: dict[str, Any] | None) -> Usage:
+def to_usage(usage: Readable | None) -> Usage:
     """A Strands ``Usage`` as ours."""
     if not usage:
         return Usage()
@@ -441,13 +447,13 @@ class RequestView:
     request: ProviderRequest
     transcript: Translated
     system_prompt: Any
-    tool_specs: list[dict[str, Any]]
+    tool_specs: list[Readable]
 
 
 def to_request(
-    messages: Sequence[StrandsMessage],
+    messages: Sequence[Readable],
     system_prompt: Any,
-    tool_specs: Sequence[dict[str, Any]],
+    tool_specs: Sequence[Readable],
     tool_choice: Any,
     model_id: str,
 ) -> RequestView:
@@ -475,7 +481,7 @@ def _choice(tool_choice: Any) -> str | dict[str, Any] | None:
     return None
 
 
-def to_response(stop_reason: str, message: StrandsMessage, usage: dict[str, Any] | None) -> ProviderResponse:
+def to_response(stop_reason: str, message: Readable, usage: Readable | None) -> ProviderResponse:
     """A finished Strands model call (its stop reason, message and usage) as a ``ProviderResponse``."""
     chat = message_to_chat(message)[0]
     return ProviderResponse(
@@ -488,7 +494,7 @@ def to_response(stop_reason: str, message: StrandsMessage, usage: dict[str, Any]
 
 
 def response_back(
-    response: ProviderResponse, template: StrandsMessage | None
+    response: ProviderResponse, template: Readable | None
 ) -> tuple[str, StrandsMessage]:
     """A ``ProviderResponse`` as the stop reason and assistant message Strands acts on, built
     from ``template`` (the model's own message, when the model ran) so blocks our types cannot
