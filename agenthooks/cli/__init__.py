@@ -5,16 +5,18 @@
     agenthooks bridges [--json]
     agenthooks demo [--base-url URL --model NAME] [--record FILE]
     agenthooks trace RUN.jsonl...|URL [--run ID] [--html OUT.html]
-    agenthooks tail URL [--run ID] [--event NAME]
+    agenthooks tail [URL] [--run ID] [--event NAME]
     agenthooks sessions list|show ID [--store URL]
     agenthooks approvals list|approve ID|deny ID [--reason TEXT] [--store URL]
 
-Exit codes: 0 success, 1 a broken plugin (``plugins``), 2 a usage or input error.
+Exit codes: 0 success, 1 a broken plugin (``plugins``) or a store or source that cannot be
+reached, 2 a usage or input error. Every error is one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -47,6 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (the console script exits with it)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    # a driver's own log lines (psycopg's pool retrying an unreachable server) would bury the
+    # one line the command prints about the failure
+    logging.getLogger("psycopg").addHandler(logging.NullHandler())
     try:
         code: int = args.run(args)
     except CLIError as exc:

@@ -34,7 +34,8 @@ from ..approvals import (
 )
 from ..errors import StoreError
 from ..stores.approvals import StoreApprovals
-from .common import CLIError, Subparsers, table
+from ..stores.url import open_store
+from .common import CLIError, Subparsers, existing, missing_store, one_line, table
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -73,7 +74,7 @@ def _sources(name: str | None, store: str | None = None) -> tuple[list[ApprovalS
     paused runs of that store alone."""
     if store is not None:
         try:
-            return [StoreApprovals(store)], []
+            return [StoreApprovals(existing(open_store(store)))], []
         except StoreError as exc:
             raise CLIError(str(exc)) from None
     try:
@@ -90,11 +91,19 @@ def _sources(name: str | None, store: str | None = None) -> tuple[list[ApprovalS
     unconfigured: list[str] = []
     for ep in chosen:
         try:
-            loaded.append(load_approval_source(ep))
+            source = load_approval_source(ep)
         except SourceNotConfigured as exc:
             unconfigured.append(f"{ep.name} ({exc})")
+            continue
         except Exception as exc:
-            failed.append(f"source {ep.name!r} failed to load: {type(exc).__name__}: {exc}")
+            failed.append(f"source {ep.name!r} failed to load: {one_line(exc)}")
+            continue
+        # the store $AGENTHOOKS_STORE names is read, never created (a mistyped path)
+        problem = missing_store(source.store) if isinstance(source, StoreApprovals) else None
+        if problem is not None:
+            failed.append(f"source {ep.name!r}: {problem}")
+            continue
+        loaded.append(source)
     if not loaded and not failed:
         raise CLIError(f"no approval source is configured: {'; '.join(unconfigured)}")
     return loaded, failed
@@ -118,7 +127,7 @@ def run_list(args: argparse.Namespace) -> int:
             try:
                 found.extend(await source.pending())
             except Exception as exc:
-                failed.append(f"source {source.name!r} failed: {type(exc).__name__}: {exc}")
+                failed.append(f"source {source.name!r} failed: {one_line(exc)}")
             finally:
                 await source.aclose()
 
@@ -161,7 +170,7 @@ def run_answer(args: argparse.Namespace) -> int:
                     if await source.get(args.id) is not None:
                         holders.append(source)
                 except Exception as exc:
-                    failed.append(f"source {source.name!r} failed: {type(exc).__name__}: {exc}")
+                    failed.append(f"source {source.name!r} failed: {one_line(exc)}")
             if len(holders) > 1:
                 names = ", ".join(s.name for s in holders)
                 raise CLIError(

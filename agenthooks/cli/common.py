@@ -1,11 +1,22 @@
-"""What the subcommands share: the error they raise and a plain-text table."""
+"""What the subcommands share: the error they raise, reading a store, and a plain-text table."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import shutil
+import sqlite3
 import textwrap
-from typing import Any, Protocol
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from ..errors import StoreError
+from ..stores.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from ..stores.sql import SQLStore
+
+T = TypeVar("T")
 
 
 class CLIError(Exception):
@@ -14,6 +25,69 @@ class CLIError(Exception):
     def __init__(self, message: str, code: int = 2) -> None:
         super().__init__(message)
         self.code = code
+
+
+def one_line(exc: BaseException) -> str:
+    """``TypeName: message`` on one line (a driver's message may span several)."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def missing_store(store: SQLStore) -> str | None:
+    """Why ``store`` cannot be read without creating it (a SQLite file that does not exist:
+    most likely a mistyped path), else None."""
+    if not isinstance(store, SQLiteStore) or str(store.path) == ":memory:":
+        return None
+    if not store.path.exists():
+        return (
+            f"no store at {str(store.path)!r}: the file does not exist (check the path; "
+            "reading never creates a store)"
+        )
+    if not store.path.is_file():
+        return f"no store at {str(store.path)!r}: it is not a file"
+    return None
+
+
+def existing(store: SQLStore) -> SQLStore:
+    """``store``, or a ``CLIError`` (exit 2) when reading it would create it."""
+    problem = missing_store(store)
+    if problem is not None:
+        raise CLIError(problem)
+    return store
+
+
+def store_failures() -> tuple[type[BaseException], ...]:
+    """What a store raises when it cannot be reached or read: a ``StoreError``, an OS error,
+    or an error of its driver (sqlite3, psycopg when installed)."""
+    kinds: list[type[BaseException]] = [StoreError, OSError, sqlite3.Error]
+    try:
+        import psycopg
+    except ImportError:  # the postgres extra is not installed
+        pass
+    else:
+        kinds.append(psycopg.Error)
+    return tuple(kinds)
+
+
+def read_store(store: SQLStore, read: Callable[[SQLStore], Coroutine[Any, Any, T]]) -> T:
+    """``read(store)`` run to its end, the store closed after it; a store that cannot be
+    reached or read is a one-line ``CLIError`` naming it (exit 1), never a traceback."""
+
+    async def run() -> T:
+        try:
+            return await read(store)
+        finally:
+            try:
+                await store.aclose()
+            except store_failures():
+                pass  # closing what never opened: the read's own error says why
+
+    try:
+        return asyncio.run(run())
+    except StoreError as exc:  # it names the store already
+        raise CLIError(" ".join(str(exc).split()), 1) from None
+    except store_failures() as exc:
+        raise CLIError(f"cannot read {store!r}: {one_line(exc)}", 1) from None
 
 
 class Subparsers(Protocol):
@@ -50,4 +124,13 @@ def table(
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["CLIError", "Subparsers", "table"]
+__all__ = [
+    "CLIError",
+    "Subparsers",
+    "existing",
+    "missing_store",
+    "one_line",
+    "read_store",
+    "store_failures",
+    "table",
+]

@@ -4,13 +4,14 @@
     agenthooks sessions show ID [--store URL] [--json]
 
 The store is ``--store`` (``postgresql://...``, ``sqlite:///file.db`` or a path) or
-``$AGENTHOOKS_STORE``. Exit status 2 for a bad store or an unknown session.
+``$AGENTHOOKS_STORE``; a SQLite file that does not exist is an error, never created. Exit
+status 2 for a bad store (a missing file included) or an unknown session, 1 for a store that
+cannot be reached or read; each with one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import json
 import sys
@@ -21,7 +22,7 @@ from ..errors import StoreError
 from ..stores.base import SessionRow
 from ..stores.sql import SQLStore
 from ..stores.url import STORE_ENV, open_store
-from .common import CLIError, Subparsers, table
+from .common import CLIError, Subparsers, existing, read_store, table
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
@@ -34,9 +35,10 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
 
 
 def store_of(args: argparse.Namespace) -> SQLStore:
-    """The store the arguments name, or a ``CLIError`` saying what is wrong."""
+    """The store the arguments name, or a ``CLIError`` saying what is wrong (a SQLite file
+    that does not exist included: reading never creates a store)."""
     try:
-        return open_store(args.store)
+        return existing(open_store(args.store))
     except StoreError as exc:
         raise CLIError(str(exc)) from None
 
@@ -78,13 +80,10 @@ def run_list(args: argparse.Namespace) -> int:
     """Print the sessions."""
     store = store_of(args)
 
-    async def read() -> list[SessionRow]:
-        try:
-            return await store.sessions(args.status)
-        finally:
-            await store.aclose()
+    async def read(store: SQLStore) -> list[SessionRow]:
+        return await store.sessions(args.status)
 
-    rows = asyncio.run(read())
+    rows = read_store(store, read)
     if args.json:
         json.dump([_row_json(r) for r in rows], sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -112,14 +111,11 @@ def run_show(args: argparse.Namespace) -> int:
     """Print one session."""
     store = store_of(args)
 
-    async def read() -> tuple[SessionRow | None, list[Any]]:
-        try:
-            row = await store.get(args.id)
-            return row, [] if row is None else await store.history(args.id)
-        finally:
-            await store.aclose()
+    async def read(store: SQLStore) -> tuple[SessionRow | None, list[Any]]:
+        row = await store.get(args.id)
+        return row, [] if row is None else await store.history(args.id)
 
-    row, history = asyncio.run(read())
+    row, history = read_store(store, read)
     if row is None:
         raise CLIError(f"no session {args.id!r} in {store!r}")
     if args.json:

@@ -1,9 +1,11 @@
-"""``agenthooks tail URL``: the events of every worker, live, in the words of ``trace``."""
+"""``agenthooks tail [URL]``: the events of every worker, live, in the words of ``trace``; the
+URL defaults to ``$AGENTHOOKS_REDIS_URL``, as the workers' publisher reads it."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 
 from ..errors import UnknownEventError
@@ -12,6 +14,9 @@ from ..trace.live import LiveTrace
 from ..trace.load import RecordingError
 from ..trace.sources import RunFilter, is_url, source_for
 from .common import CLIError, Subparsers
+
+REDIS_URL_ENV = "AGENTHOOKS_REDIS_URL"
+"""The variable the workers' Redis URL is read from (agenthooks-redis reads the same)."""
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -25,7 +30,12 @@ def add_parser(sub: Subparsers) -> None:
         "run's start, each model call, tool call and turn as it ends, its end.",
         epilog="Runs until interrupted (Ctrl-C). Exit status 2 when the URL cannot be read.",
     )
-    parser.add_argument("url", metavar="URL", help="the stream, e.g. redis://127.0.0.1:6379/0")
+    parser.add_argument(
+        "url",
+        metavar="URL",
+        nargs="?",
+        help=f"the stream, e.g. redis://127.0.0.1:6379/0 (default: ${REDIS_URL_ENV})",
+    )
     parser.add_argument(
         "--run", metavar="ID", dest="run_id", help="only this run (and its sub-agents' runs)"
     )
@@ -34,7 +44,13 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Follow ``args.url`` until interrupted."""
+    """Follow ``args.url`` (default: ``$AGENTHOOKS_REDIS_URL``) until interrupted."""
+    if args.url is None:
+        args.url = os.environ.get(REDIS_URL_ENV, "").strip()
+        if not args.url:
+            raise CLIError(
+                f"no stream URL: pass one (e.g. redis://127.0.0.1:6379/0) or set {REDIS_URL_ENV}"
+            )
     if not is_url(args.url):
         raise CLIError(f"{args.url!r} is not a URL (scheme://...), e.g. redis://127.0.0.1:6379/0")
     event = None
@@ -67,4 +83,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_parser", "run"]
+__all__ = ["REDIS_URL_ENV", "add_parser", "run"]

@@ -119,7 +119,7 @@ Run `agenthooks COMMAND --help` for the options of each command.
         ),
         (
             "tail",
-            "usage: agenthooks tail [-h] [--run ID] [--event NAME] URL",
+            "usage: agenthooks tail [-h] [--run ID] [--event NAME] [URL]",
             ["URL", "--run ID", "--event NAME"],
         ),
         ("approvals", "usage: agenthooks approvals [-h] ACTION ...", ["ACTION"]),
