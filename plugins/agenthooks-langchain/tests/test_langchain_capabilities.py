@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from agenthooks_langchain import CAPABILITIES
 from langchain_core.messages import ToolMessage
 from langchain_scripted import Recorder, agent, ask, calls, conversation_model, ran, script
 from langgraph.checkpoint.memory import InMemorySaver
@@ -17,7 +18,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 from agenthooks import Ask, Deny, HookBus, ProviderResponse, StopRun
 from agenthooks.bridges import installed_bridges
 from agenthooks.errors import UnsupportedReturnError
-from agenthooks_langchain import CAPABILITIES
 
 
 def test_the_entry_point_names_the_declaration() -> None:
