@@ -20,6 +20,7 @@ from agenthooks.plugins import PluginError
 from .conditions import plain
 from .config import POLICY_ENV, load_policy, parse_policy, policy_from_env
 from .errors import GuardConfigError
+from .names import RuleNames
 from .outputs import RedactionHooks
 from .policy import Approver, Policy, Rule
 
@@ -69,6 +70,8 @@ class Guard:
         if approver is not None and not callable(approver):
             raise GuardConfigError(f"approver must be callable, got {approver!r}", key="approver")
         self.approver = approver if approver is not None else policy.approver
+        self.rule_names = RuleNames(policy)
+        """Reports, once, the rules whose ``tool`` names no tool the agents offer."""
 
     @classmethod
     def from_file(
@@ -100,6 +103,7 @@ class Guard:
         policy = self.policy
         if policy.checks_tools:
             bus.on("pre_tool_call", self._check_tool, guard=True)
+            self.rule_names.install(bus)  # a rule naming no tool is reported after a first run
             asks = policy.default == "ask" or any(r.action == "ask" for r in policy.rules)
             if asks and self.approver is None and policy.ask == "wait":
                 log.warning(
