@@ -23,6 +23,7 @@ BEFORE_BATCH = [
 PER_CALL = ["pre_tool_call", "on_tool_call_result", "on_message"]
 AFTER_BATCH = [
     "on_loop_end",
+    "prepare_next_turn",
     "on_loop_start",
     "transform_context",
     "pre_request",

@@ -27,6 +27,8 @@ CAPABILITIES = Capabilities(
             "on_tool_call_result",
             "on_tool_call_error",
             "on_loop_end",
+            "prepare_next_turn",
+            "on_stop",
             "pre_handoff",
             "on_handoff",
             "post_agent",
@@ -49,6 +51,7 @@ CAPABILITIES = Capabilities(
         "pre_tool_call": frozenset({"call", "result", "error", "deny", "ask"}),
         "on_tool_call_result": frozenset({"result", "deny"}),
         "on_tool_call_error": frozenset({"result", "error"}),
+        "prepare_next_turn": frozenset({"model", "thinking"}),
         "post_agent": frozenset({"response", "deny"}),
     },
     gaps={
@@ -64,6 +67,14 @@ CAPABILITIES = Capabilities(
             "it with a reason the model reads"
         ),
         "pre_handoff.ask": "a handoff is not a tool call the SDK's approvals can hold",
+        "prepare_next_turn.messages": (
+            "the SDK keeps the run's transcript itself; transform_context changes what "
+            "each request sends"
+        ),
+        "prepare_next_turn.provider": (
+            "the SDK resolves models through the run's model provider: return a model name "
+            "({'model': ...}) it knows"
+        ),
         "on_tool_call_result.terminate": (
             "a tool cannot end an Agents SDK run after its batch; use the agent's "
             "tool_use_behavior (StopAtTools) instead"

@@ -10,8 +10,9 @@ first, so what the SDK keeps, returns and stores is what ``post_agent`` allowed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from agents.agent_output import AgentOutputSchemaBase
@@ -30,11 +31,13 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from openai.types.shared import Reasoning
 
 from agenthooks import AgentResponse, Deny
 from agenthooks.bridges import BridgeRun, RunDenied
 from agenthooks.events import (
     GROUPS,
+    PrepareNextTurnContext,
     StreamChunkContext,
     StreamContext,
     StreamEndContext,
@@ -50,6 +53,7 @@ from .translate import (
     from_request,
     from_response,
     has_tool_work,
+    read_input,
     replace_user_text,
     text_response,
     to_request,
@@ -97,14 +101,60 @@ class HookedModel(Model):
 
     # --- one turn --------------------------------------------------------------------------
 
-    async def _enter(self, scope: RunScope) -> BridgeRun:
+    async def _enter(self, scope: RunScope, input: str | list[Any]) -> BridgeRun:
         if scope.ready is not None and not scope.ready.is_set():
             await scope.ready.wait()  # a streamed run's start events run first
         if scope.refused is not None:
             raise scope.refused
         run = scope.run
+        if run.iteration is not None and "prepare_next_turn" in run.bus.listened:
+            await run.loop_end()
+            await self._next_turn(scope, input)
         await run.loop_start()
         return run
+
+    async def _next_turn(self, scope: RunScope, input: str | list[Any]) -> None:
+        """``prepare_next_turn``: the next request's model (``{"model"}``, a name the run's
+        model provider knows) and reasoning effort (``{"thinking"}``)."""
+        run = scope.run
+        messages = read_input(input).messages
+        last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+        model = scope.model or self.name
+        got = await run.fire(
+            "prepare_next_turn",
+            PrepareNextTurnContext,
+            message=None if last is None else messages[last],
+            tool_messages=[] if last is None else [m for m in messages[last + 1 :]],
+            messages=messages,
+            model=model,
+            thinking=scope.thinking,
+        )
+        if not isinstance(got, PrepareNextTurnContext):
+            return
+        if got.messages is not messages and got.messages != messages:
+            run.capabilities.require("prepare_next_turn", "messages")
+        if got.provider is not None:
+            run.capabilities.require("prepare_next_turn", "provider")
+        if got.model != model:
+            run.capabilities.require("prepare_next_turn", "model")
+            scope.model = got.model
+        if got.thinking != scope.thinking:
+            run.capabilities.require("prepare_next_turn", "thinking")
+            scope.thinking = got.thinking
+
+    def _target(self, scope: RunScope, call: ModelInput) -> tuple[Model, ModelInput]:
+        """The model a turn calls and the call (a ``prepare_next_turn`` may have changed the
+        model or the reasoning effort)."""
+        model: Model = self.inner
+        if scope.model is not None and scope.model != self.name and scope.provider is not None:
+            model = scope.provider.get_model(scope.model)
+        if scope.thinking is not None:
+            base = call.settings.reasoning or Reasoning()
+            settings = dataclasses.replace(
+                call.settings, reasoning=base.model_copy(update={"effort": scope.thinking})
+            )
+            call = ModelInput(call.system, call.input, settings, call.tools, call.handoffs)
+        return model, call
 
     async def _transform(self, run: BridgeRun, sent: SentRequest) -> SentRequest:
         if "transform_context" not in run.bus.listened:
@@ -187,48 +237,8 @@ class HookedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
-        scope = current()
-        if scope is None:
-            return await self.inner.get_response(
-                system_instructions,
-                input,
-                model_settings,
-                tools,
-                output_schema,
-                handoffs,
-                tracing,
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            )
-        run = await self._enter(scope)
-        if scope.rewritten is not None:
-            input = replace_user_text(input, *scope.rewritten)
-        if not _hooked(run):
-            response = await self.inner.get_response(
-                system_instructions,
-                input,
-                model_settings,
-                tools,
-                output_schema,
-                handoffs,
-                tracing,
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            )
-            run.usage = run.usage + to_usage(response.usage)
-            return await self._after(scope, response, None, output_schema)
-
-        sent = to_request(
-            ModelInput(system_instructions, input, model_settings, tools, handoffs), self.name
-        )
-        sent = await self._transform(run, sent)
-        produced: list[ProviderResponse] = []
-
-        async def call(request: ProviderRequest) -> ProviderResponse:
-            c = from_request(sent, request)
-            raw = await self.inner.get_response(
+        def ask(model: Model, c: ModelInput) -> Awaitable[ModelResponse]:
+            return model.get_response(
                 c.system,
                 c.input,
                 c.settings,
@@ -240,15 +250,32 @@ class HookedModel(Model):
                 conversation_id=conversation_id,
                 prompt=prompt,
             )
-            got = to_response(raw)
+
+        asked = ModelInput(system_instructions, input, model_settings, tools, handoffs)
+        scope = current()
+        if scope is None:
+            return await ask(self.inner, asked)
+        run = await self._enter(scope, input)
+        if scope.rewritten is not None:
+            asked.input = replace_user_text(asked.input, *scope.rewritten)
+        model, asked = self._target(scope, asked)
+        if not _hooked(run):
+            response = await ask(model, asked)
+            run.usage = run.usage + to_usage(response.usage)
+            return await self._after(scope, response, None, output_schema)
+
+        sent = await self._transform(run, to_request(asked, scope.model or self.name))
+        produced: list[ProviderResponse] = []
+
+        async def call(request: ProviderRequest) -> ProviderResponse:
+            got = to_response(await ask(model, from_request(sent, request)))
             produced.append(got)
             return got
 
         got = await run.model_call(sent.request, call)
         if isinstance(got, Deny):
             return self._deny(scope, got, output_schema, "pre_request")
-        original = produced[-1] if produced else None
-        response = from_response(got, original)
+        response = from_response(got, produced[-1] if produced else None)
         return await self._after(scope, response, got, output_schema)
 
     # --- stream_response -------------------------------------------------------------------
@@ -267,10 +294,8 @@ class HookedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
-        scope = current()
-
-        def stream(c: ModelInput) -> AsyncIterator[TResponseStreamEvent]:
-            return self.inner.stream_response(
+        def stream(model: Model, c: ModelInput) -> AsyncIterator[TResponseStreamEvent]:
+            return model.stream_response(
                 c.system,
                 c.input,
                 c.settings,
@@ -283,26 +308,25 @@ class HookedModel(Model):
                 prompt=prompt,
             )
 
+        asked = ModelInput(system_instructions, input, model_settings, tools, handoffs)
+        scope = current()
         if scope is None:
-            async for event in stream(
-                ModelInput(system_instructions, input, model_settings, tools, handoffs)
-            ):
+            async for event in stream(self.inner, asked):
                 yield event
             return
-        run = await self._enter(scope)
+        run = await self._enter(scope, input)
         if scope.rewritten is not None:
-            input = replace_user_text(input, *scope.rewritten)
-        asked = ModelInput(system_instructions, input, model_settings, tools, handoffs)
-        hooked = _hooked(run)
+            asked.input = replace_user_text(asked.input, *scope.rewritten)
+        model, asked = self._target(scope, asked)
+        name = scope.model or self.name
         streamed = not _STREAM_EVENTS.isdisjoint(run.bus.listened)
-        if not hooked:
+        if not _hooked(run):
             completed: ResponseCompletedEvent | None = None
-            request = ProviderRequest(model=self.name) if streamed else None
-            feed = _Feed(run, request, held=False) if streamed else None
+            feed = _Feed(run, ProviderRequest(model=name), held=False) if streamed else None
             if feed is not None:
                 await feed.start()
             try:
-                async for event in stream(asked):
+                async for event in stream(model, asked):
                     if isinstance(event, ResponseCompletedEvent):
                         completed = event
                         continue  # held until the answer's verdict
@@ -320,11 +344,10 @@ class HookedModel(Model):
             if feed is not None:
                 await feed.end(to_response(raw))
             final = await self._after(scope, raw, None, output_schema)
-            yield completed if final is raw else _completed(completed, final, self.name)
+            yield completed if final is raw else _completed(completed, final, name)
             return
 
-        sent = to_request(asked, self.name)
-        sent = await self._transform(run, sent)
+        sent = await self._transform(run, to_request(asked, name))
         queue: asyncio.Queue[TResponseStreamEvent] = asyncio.Queue()
         produced: list[tuple[ProviderResponse, ResponseCompletedEvent]] = []
 
@@ -334,7 +357,7 @@ class HookedModel(Model):
                 await feed.start()
             last: ResponseCompletedEvent | None = None
             try:
-                async for event in stream(from_request(sent, request)):
+                async for event in stream(model, from_request(sent, request)):
                     if isinstance(event, ResponseCompletedEvent):
                         last = event
                         continue
@@ -353,6 +376,7 @@ class HookedModel(Model):
             produced.append((got, last))
             return got
 
+        # the hook layer runs in its own task while its stream's events flow to the SDK
         task = asyncio.ensure_future(run.model_call(sent.request, call))
         try:
             while True:
@@ -370,8 +394,7 @@ class HookedModel(Model):
             if not task.done():
                 task.cancel()
         if isinstance(got, Deny):
-            final = self._deny(scope, got, output_schema, "pre_request")
-            yield _completed(None, final, self.name)
+            yield _completed(None, self._deny(scope, got, output_schema, "pre_request"), name)
             return
         original, last = produced[-1] if produced else (None, None)
         response = from_response(got, original)
@@ -379,7 +402,7 @@ class HookedModel(Model):
         if last is not None and got is original and final is response:
             yield last
         else:
-            yield _completed(last, final, self.name)
+            yield _completed(last, final, name)
 
 
 class _Feed:

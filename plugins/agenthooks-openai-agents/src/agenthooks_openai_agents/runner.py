@@ -13,9 +13,9 @@ from agents.models.interface import Model
 from agents.models.multi_provider import MultiProvider
 from agents.stream_events import StreamEvent
 
-from agenthooks import AgentResponse, Deny, HookBus
+from agenthooks import AgentResponse, Deny, HookBus, StopRun
 from agenthooks.bridges import BridgeRun, RunDenied
-from agenthooks.events import RunResumedContext
+from agenthooks.events import RunResumedContext, StopContext
 from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
@@ -88,7 +88,7 @@ class AgentHooksRunner:
         with_approvals = tools_hooked_bus(self.bus)
         return _Prepared(Cloner(with_approvals).clone(agent), kwargs, owned)
 
-    def _scope(self, agent: Agent[Any], input: Any) -> RunScope:
+    def _scope(self, agent: Agent[Any], input: Any, prepared: _Prepared) -> RunScope:
         run_id: str | None = None
         name = agent.name
         approved: frozenset[str] = frozenset()
@@ -100,7 +100,10 @@ class AgentHooksRunner:
             if pending:
                 name = pending[0].agent.name
         run = BridgeRun(self.bus, CAPABILITIES, agent=name, run_id=run_id)
-        return RunScope(run, approved=approved)
+        provider = prepared.kwargs["run_config"].model_provider
+        if isinstance(provider, HookedProvider):
+            provider = provider.inner
+        return RunScope(run, approved=approved, provider=provider)
 
     async def _begin(self, scope: RunScope, agent: Agent[Any], input: Any) -> Any:
         """The start events; the input the SDK runs on (rewritten by ``on_user_message``)."""
@@ -181,7 +184,7 @@ class AgentHooksRunner:
             RunDenied: ``on_chat_start`` or ``on_user_message`` denied the run.
         """
         prepared = self._prepare(starting_agent, kwargs)
-        scope = self._scope(starting_agent, input)
+        scope = self._scope(starting_agent, input, prepared)
         try:
             async with scope.run:
                 sdk_input = await self._begin(scope, starting_agent, input)
@@ -189,6 +192,7 @@ class AgentHooksRunner:
                 try:
                     result = await Runner.run(prepared.agent, sdk_input, **prepared.kwargs)
                 except BaseException as exc:
+                    await _stopped(scope, exc)
                     _reraise(scope, exc)
                 finally:
                     ACTIVE.reset(token)
@@ -213,7 +217,7 @@ class AgentHooksRunner:
         A denied start surfaces as ``RunDenied`` from ``stream_events()``.
         """
         prepared = self._prepare(starting_agent, kwargs)
-        scope = self._scope(starting_agent, input)
+        scope = self._scope(starting_agent, input, prepared)
         scope.ready = asyncio.Event()
         token = ACTIVE.set(scope)  # the SDK's run loop task copies it
         try:
@@ -268,6 +272,7 @@ class AgentHooksRunner:
                     raise asyncio.CancelledError()
                 failed = result.run_loop_exception
                 if failed is not None:
+                    await _stopped(scope, failed)
                     raise scope.unwrap(failed)
                 await self._finish(scope, result)
         except BaseException:
@@ -275,6 +280,13 @@ class AgentHooksRunner:
         finally:
             if prepared.owned is not None:
                 await prepared.owned.aclose()
+
+
+async def _stopped(scope: RunScope, exc: BaseException) -> None:
+    """A hook stopped the run (``StopRun``): ``on_stop(reason)`` fires before the error."""
+    ours = scope.unwrap(exc)
+    if isinstance(ours, StopRun):
+        await scope.run.fire("on_stop", StopContext, reason=ours.reason)
 
 
 def _reraise(scope: RunScope, exc: BaseException) -> NoReturn:

@@ -13,6 +13,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.models.interface import ModelProvider
+
 from agenthooks import Deny
 from agenthooks.bridges import BridgeRun, ToolOutcome
 from agenthooks.messages import PendingCall, ToolCall
@@ -56,6 +58,12 @@ class RunScope:
     """The calls an ``Ask`` paused, by call id."""
     approved: frozenset[str] = frozenset()
     """The call ids a human answered before this (resumed) run."""
+    model: str | None = None
+    """The model name ``prepare_next_turn`` switched the rest of the run to."""
+    thinking: str | None = None
+    """The reasoning effort ``prepare_next_turn`` set for the rest of the run."""
+    provider: ModelProvider | None = None
+    """The run's model provider (what a model name is looked up in)."""
     rewritten: tuple[str, str] | None = None
     """``(original, rewritten)`` user message of a streamed run, whose input the SDK already
     holds when ``on_user_message`` rewrites it: each request carries the rewritten one."""
