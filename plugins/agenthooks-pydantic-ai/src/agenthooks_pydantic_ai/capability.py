@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied
+from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied, UserPromptNode
 from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
 from pydantic_ai.exceptions import (
     ApprovalRequired,
@@ -103,6 +103,7 @@ class _RunHooks(AgentHooksCapability):
         """A Deny that ends the run: the next model request answers with its reason."""
         self.denied_by = "on_chat_start"
         self.prompt = ""
+        self.rewritten_prompt: str | list[Any] | None = None
         self.held: ChatMessage | None = None
         """The last assistant message without tool calls: announced (``on_message``) after
         ``post_agent`` when it is the answer, at the next turn when it is not."""
@@ -149,7 +150,7 @@ class _RunHooks(AgentHooksCapability):
             return
         if got_message != text:
             self.prompt = got_message
-            _rewrite_prompt(ctx, text, got_message)
+            self.rewritten_prompt = _rewritten_prompt(prompt, got_message)
         if run.listened("on_message"):
             await run.message(ChatMessage(role="user", content=self.prompt))
 
@@ -226,6 +227,14 @@ class _RunHooks(AgentHooksCapability):
             pending=pending,
         )
 
+    async def before_node_run(self, ctx: RunContext[Any], *, node: Any) -> Any:
+        # the first request is built from the user-prompt node: a rewritten user message
+        # goes there, so the model and the history both get it
+        if self.rewritten_prompt is not None and isinstance(node, UserPromptNode):
+            prompt, self.rewritten_prompt = self.rewritten_prompt, None
+            return replace(node, user_prompt=prompt)
+        return node
+
     # --- model requests -----------------------------------------------------------------
 
     async def wrap_model_request(
@@ -277,7 +286,7 @@ class _RunHooks(AgentHooksCapability):
         """The run ends denied: the reason is the answer where the output may be text, else
         the caller gets ``RunDenied``."""
         self.denied = deny
-        if not request_context.model_request_parameters.allow_text_output:
+        if not _text_is_an_answer(request_context):
             raise RunDenied(deny.text(), event=self.denied_by)
         return ModelResponse(parts=[TextPart(content=deny.text())], finish_reason="stop")
 
@@ -397,41 +406,51 @@ class _RunHooks(AgentHooksCapability):
 # --- helpers ---------------------------------------------------------------------------
 
 
+def _text_is_an_answer(request_context: ModelRequestContext) -> bool:
+    """Whether plain text ends the run as its output (``str`` among the output types).
+
+    Read before the model resolves the request: an ``"auto"`` mode is a structured output
+    still to be resolved; native and prompted outputs parse the text as JSON.
+    """
+    parameters = request_context.model_request_parameters
+    return parameters.allow_text_output and parameters.output_mode in ("text", "tool")
+
+
 def _tool_names(ctx: RunContext[Any]) -> list[str]:
+    """The agent's function tools, by name (``on_chat_start``'s ``tools``). Toolsets that
+    list their tools only once the run asks them (MCP servers) are not known this early."""
     manager = ctx.tool_manager
-    if manager is None or manager.tools is None:
-        return []
-    return [name for name, tool in manager.tools.items() if tool.tool_def.kind != "output"]
+    if manager is not None and manager.tools is not None:
+        return [name for name, tool in manager.tools.items() if tool.tool_def.kind != "output"]
+    names: list[str] = []
+    for toolset in getattr(ctx.agent, "toolsets", ()):
+        tools = getattr(toolset, "tools", None)
+        if isinstance(tools, Mapping):
+            names.extend(str(name) for name in tools)
+    return names
 
 
 def _prompt_text(prompt: Sequence[Any]) -> str:
     return "\n".join(item for item in prompt if isinstance(item, str))
 
 
-def _rewrite_prompt(ctx: RunContext[Any], before: str, after: str) -> None:
-    """Put the handler's user message where the framework reads the prompt from.
-
-    The run's first request is built from ``ctx.prompt`` after ``wrap_run`` starts, so
-    replacing it there is what the model gets and what the history records.
-    """
-    prompt = ctx.prompt
+def _rewritten_prompt(prompt: str | Sequence[Any], text: str) -> str | list[Any]:
+    """The prompt with a handler's text: images and files stay, the text items become
+    ``text`` (in place of the first one)."""
     if isinstance(prompt, str):
-        ctx.prompt = after
-        return
-    # a prompt with images or files: the text items become the handler's text, in place of
-    # the first one; the other items stay
+        return text
     items: list[Any] = []
     placed = False
-    for item in prompt or ():
+    for item in prompt:
         if isinstance(item, str):
             if not placed:
-                items.append(after)
+                items.append(text)
                 placed = True
         else:
             items.append(item)
     if not placed:
-        items.insert(0, after)
-    ctx.prompt = items
+        items.insert(0, text)
+    return items
 
 
 def _bridge_tool(ctx: RunContext[Any], tool_def: ToolDefinition) -> BridgeTool:

@@ -1,0 +1,187 @@
+"""The start and the end of a run: Deny at the start, a rewritten user message, and exactly
+one terminal event (then on_chat_end) whatever ends the run."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from agenthooks_pydantic_ai import AgentHooksCapability
+from pai_script import PROMPT, Script, conversation_script, file_agent
+from pydantic import BaseModel
+from pydantic_ai import Agent, UsageLimits
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.messages import ModelRequest, UserPromptPart
+
+from agenthooks import Deny, HookBus
+from agenthooks.bridges import RunDenied
+from agenthooks.testing import HookRecorder
+
+TERMINALS = ["on_chat_done", "on_chat_error", "on_chat_abort", "on_chat_paused", "on_chat_end"]
+
+
+class Verdict(BaseModel):
+    ok: bool
+
+
+def recorded(bus: HookBus) -> HookRecorder:
+    recorder = HookRecorder()
+    recorder.attach(bus)
+    return recorder
+
+
+@pytest.mark.parametrize("event", ["on_chat_start", "on_user_message"])
+async def test_deny_at_the_start_answers_with_the_reason(event: str) -> None:
+    bus = HookBus()
+    bus.on(event, lambda ctx: Deny("no files today"))
+    recorder = recorded(bus)
+    script = conversation_script()
+    agent, ran = file_agent(script, bus)
+
+    result = await agent.run(PROMPT)
+
+    assert result.output == "no files today"
+    assert script.calls == 0 and ran == []
+    names = recorder.names()
+    assert names[-2:] == ["on_chat_done", "on_chat_end"]
+    assert "pre_request" not in names and "on_loop_start" not in names
+    response = recorder.of("on_chat_done")[0].response
+    assert (response.content, response.finish_reason) == ("no files today", "denied")
+
+
+async def test_deny_at_the_start_raises_run_denied_when_the_output_cannot_be_text() -> None:
+    bus = HookBus()
+    bus.on("on_chat_start", lambda ctx: Deny("not for you"))
+    recorder = recorded(bus)
+    script = Script()
+    agent = Agent(script.model, output_type=Verdict, capabilities=[AgentHooksCapability(bus)])
+
+    with pytest.raises(RunDenied) as raised:
+        await agent.run("judge this")
+
+    assert raised.value.reason == "not for you"
+    assert script.calls == 0
+    assert [n for n in recorder.names() if n in TERMINALS] == ["on_chat_error", "on_chat_end"]
+    assert recorder.of("on_chat_error")[0].error is raised.value
+
+
+async def test_a_rewritten_user_message_is_what_the_model_and_the_history_get() -> None:
+    bus = HookBus()
+    bus.on("on_user_message", lambda ctx: {"message": ctx.message.replace("Delete", "Keep")})
+    script = Script("ok")
+    agent, _ = file_agent(script, bus)
+
+    result = await agent.run(PROMPT)
+
+    sent = script.requests[0][0]
+    assert isinstance(sent, ModelRequest)
+    prompts = [p.content for p in sent.parts if isinstance(p, UserPromptPart)]
+    assert prompts == ["Keep /tmp/a.txt and read /tmp/b.txt"]
+    first = result.all_messages()[0]
+    assert isinstance(first, ModelRequest)
+    assert [p.content for p in first.parts if isinstance(p, UserPromptPart)] == prompts
+
+
+async def test_a_model_error_ends_the_run_with_on_chat_error_and_keeps_its_type() -> None:
+    bus = HookBus()
+    seen: list[BaseException] = []
+    bus.on("on_model_error", lambda ctx: seen.append(ctx.error))
+    recorder = recorded(bus)
+    boom = ConnectionError("model unreachable")
+    agent, _ = file_agent(Script(boom), bus)
+
+    with pytest.raises(ConnectionError) as raised:
+        await agent.run(PROMPT)
+
+    assert raised.value is boom
+    assert seen == [boom]
+    assert [n for n in recorder.names() if n in TERMINALS] == ["on_chat_error", "on_chat_end"]
+    assert recorder.of("on_chat_error")[0].error is boom
+    assert recorder.names()[-3:] == ["on_loop_end", "on_chat_error", "on_chat_end"]
+
+
+async def test_a_framework_error_ends_the_run_with_on_chat_error() -> None:
+    bus = HookBus()
+    recorder = recorded(bus)
+    agent, _ = file_agent(conversation_script(), bus)
+
+    with pytest.raises(UsageLimitExceeded) as raised:
+        await agent.run(PROMPT, usage_limits=UsageLimits(request_limit=1))
+
+    assert [n for n in recorder.names() if n in TERMINALS] == ["on_chat_error", "on_chat_end"]
+    assert recorder.of("on_chat_error")[0].error is raised.value
+    assert recorder.of("on_chat_end")[0].error is raised.value
+
+
+async def test_a_hook_that_raises_reaches_the_caller_with_its_type() -> None:
+    bus = HookBus()
+
+    def broken(ctx: object) -> None:
+        raise KeyError("missing setting")
+
+    bus.on("pre_tool_call", broken)
+    recorder = recorded(bus)
+    agent, ran = file_agent(conversation_script(), bus)
+
+    with pytest.raises(KeyError):
+        await agent.run(PROMPT)
+
+    assert ran == []
+    assert [n for n in recorder.names() if n in TERMINALS] == ["on_chat_error", "on_chat_end"]
+    assert isinstance(recorder.of("on_chat_error")[0].error, KeyError)
+
+
+async def test_an_unrecovered_tool_error_fails_the_run_as_without_the_bridge() -> None:
+    bus = HookBus()
+    seen: list[BaseException] = []
+    bus.on("on_tool_call_error", lambda ctx: seen.append(ctx.error))
+    recorder = recorded(bus)
+    script = Script([("explode", {"x": "3"}, "call_1")], "never")
+    agent = Agent(script.model, capabilities=[AgentHooksCapability(bus)])
+
+    @agent.tool_plain
+    def explode(x: int) -> str:
+        raise ValueError(f"bad {x!r}")
+
+    with pytest.raises(ValueError, match="bad 3"):
+        await agent.run("go")
+
+    assert [type(e) for e in seen] == [ValueError]
+    assert [n for n in recorder.names() if n in TERMINALS] == ["on_chat_error", "on_chat_end"]
+    assert recorder.of("on_chat_error")[0].error is seen[0]
+
+
+async def test_a_cancelled_run_fires_on_chat_abort_once() -> None:
+    bus = HookBus()
+    recorder = recorded(bus)
+    script = Script([("wait", {}, "call_1")], "never")
+    agent = Agent(script.model, capabilities=[AgentHooksCapability(bus)])
+    started = asyncio.Event()
+
+    @agent.tool_plain
+    async def wait() -> str:
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    task = asyncio.create_task(agent.run("go"))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert [n for n in recorder.names() if n in TERMINALS] == ["on_chat_abort", "on_chat_end"]
+    assert recorder.of("on_chat_abort")[0].reason == "cancelled"
+
+
+async def test_every_run_of_one_agent_gets_its_own_run_and_terminal_events() -> None:
+    bus = HookBus()
+    recorder = recorded(bus)
+    script = Script("one", "two")
+    agent, _ = file_agent(script, bus)
+
+    first, second = await asyncio.gather(agent.run("a"), agent.run("b"))
+
+    ends = recorder.of("on_chat_end")
+    assert sorted(ctx.run_id for ctx in ends) == sorted([first.run_id, second.run_id])
+    assert sorted(ctx.response.content for ctx in recorder.of("on_chat_done")) == ["one", "two"]
