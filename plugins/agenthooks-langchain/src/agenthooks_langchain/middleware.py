@@ -40,7 +40,7 @@ from .approval import approval_request, decision_of
 from .capabilities import CAPABILITIES
 from .tools import bridge_tool
 from .translate import (
-    message_in,
+    Reader,
     messages_out,
     model_name,
     request_in,
@@ -82,6 +82,8 @@ class _Run:
     last: AIMessage | None = None
     """The latest answer of the model (the final one is committed after ``post_agent``)."""
     resumed: bool = False
+    read: Reader = field(default_factory=Reader)
+    """Each LangChain message of the run as a ``ChatMessage``, translated once."""
     stopped: bool = False
     """A ``should_stop`` handler ended the run between turns."""
 
@@ -174,7 +176,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             run.input = got
             human = rewritten
         if human is not None and "on_message" in self.bus.listened:
-            await bridge.message(message_in(human))
+            await bridge.message(run.read(human))
         return update
 
     # --- model calls -------------------------------------------------------------------------
@@ -204,7 +206,8 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             answer = await handler(request)
             ai = _ai_of(answer)
             if ai is not None:
-                bridge.usage = bridge.usage + usage_in(ai)
+                if ai.usage_metadata:
+                    bridge.usage = bridge.usage + usage_in(ai)
                 await self._answered(run, ai)
             return answer
 
@@ -214,6 +217,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             request.tools,
             request.model,
             request.tool_choice,
+            run.read,
         )
         last: list[tuple[ModelResponse[Any], ProviderResponse | None]] = []
 
@@ -248,7 +252,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         """``prepare_next_turn`` (where limits stop a run), then ``should_stop``: True ends the
         run gracefully. LangChain's model object makes the next call, so a
         ``prepare_next_turn`` return that changes it raises."""
-        messages = [message_in(m) for m in request.messages]
+        messages = [run.read(m) for m in request.messages]
         at = next(
             (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"),
             None,
@@ -279,7 +283,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         ``post_agent``."""
         run.last = ai
         if ai.tool_calls and "on_message" in self.bus.listened:
-            await run.bridge.message(message_in(ai))
+            await run.bridge.message(run.read(ai))
 
     # --- tool calls ----------------------------------------------------------------------------
 
@@ -428,7 +432,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
 
     async def _tool_message(self, run: _Run, message: ToolMessage | Command[Any]) -> None:
         if isinstance(message, ToolMessage) and "on_message" in self.bus.listened:
-            await run.bridge.message(message_in(message))
+            await run.bridge.message(run.read(message))
 
     def _describe(self, tool: BaseTool) -> BridgeTool:
         known = self._bridge_tools.get(id(tool))
@@ -460,7 +464,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             content=(text_of(final) or None) if final is not None else None,
             finish_reason="stopped" if run.stopped else "stop",
             messages=(
-                [message_in(m) for m in messages[run.start :]]
+                [run.read(m) for m in messages[run.start :]]
                 if not _ENDING_EVENTS.isdisjoint(listened)
                 else []
             ),
@@ -486,7 +490,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 and not final.tool_calls
                 and "on_message" in listened
             ):
-                await bridge.message(message_in(committed))
+                await bridge.message(run.read(committed))
         await bridge.done(response)
         return update
 

@@ -9,7 +9,7 @@ objects that went in, and what our types cannot express (images, files, provider
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -188,13 +188,22 @@ def messages_out(
 # --- requests and responses ------------------------------------------------------------------
 
 
+_MODEL_NAMES: dict[int, tuple[Any, str]] = {}
+
+
 def model_name(model: Any) -> str:
     """The name a chat model calls its model (``gpt-4o``), else its LangChain type."""
+    known = _MODEL_NAMES.get(id(model))
+    if known is not None and known[0] is model:
+        return known[1]
+    name = str(getattr(model, "_llm_type", type(model).__name__))
     for attr in ("model_name", "model", "model_id"):
         value = getattr(model, attr, None)
         if isinstance(value, str) and value:
-            return value
-    return str(getattr(model, "_llm_type", type(model).__name__))
+            name = value
+            break
+    _MODEL_NAMES[id(model)] = (model, name)
+    return name
 
 
 _SCHEMAS: dict[int, tuple[Any, dict[str, Any]]] = {}
@@ -261,25 +270,55 @@ def response_out(response: ProviderResponse, original: AIMessage | None = None) 
     )
 
 
+class Reader:
+    """Reads LangChain messages as ``ChatMessage``s once each: a run's state hands the same
+    message objects to every later model call, so each turn translates only its new ones.
+    ``ChatMessage`` is frozen, so one translation may be shared. A message whose content or
+    tool calls were replaced since (``HumanInTheLoopMiddleware`` assigns new tool calls to the
+    model's message) is read again."""
+
+    __slots__ = ("_read",)
+
+    def __init__(self) -> None:
+        self._read: dict[int, tuple[BaseMessage, Any, Any, ChatMessage]] = {}
+
+    def __call__(self, message: BaseMessage) -> ChatMessage:
+        content, calls = message.content, getattr(message, "tool_calls", None)
+        known = self._read.get(id(message))
+        if (
+            known is None
+            or known[0] is not message
+            or known[1] is not content
+            or known[2] is not calls
+        ):
+            known = self._read[id(message)] = (message, content, calls, message_in(message))
+        return known[3]
+
+
 def request_in(
     messages: Sequence[BaseMessage],
     system: SystemMessage | None,
     tools: Sequence[Any],
     model: Any,
     tool_choice: Any,
+    read: Callable[[BaseMessage], ChatMessage] = message_in,
 ) -> ProviderRequest:
     """A LangChain model request (its messages, system message, tools, model) as a
-    ``ProviderRequest``."""
-    return ProviderRequest(
+    ``ProviderRequest``; ``read`` translates each message."""
+    return ProviderRequest.model_construct(
         model=model_name(model),
         system=text_of(system) if system is not None else None,
-        messages=[message_in(m) for m in messages],
+        messages=[read(m) for m in messages],
         tools=[tool_schema(t) for t in tools],
         tool_choice=tool_choice if isinstance(tool_choice, (str, dict)) else None,
+        temperature=None,
+        reasoning_effort=None,
+        response_format=None,
     )
 
 
 __all__ = [
+    "Reader",
     "message_in",
     "message_out",
     "messages_out",

@@ -1,0 +1,131 @@
+"""The LangChain bridge's cost, timed beside the same LangChain agent without it.
+
+One process, interleaved rounds (``harness.interleaved``), the median of each variant: a
+scripted run of 2 model calls and 1 tool call of a ``create_agent`` agent on LangChain's own
+fake chat model (no network) - the agent alone, with ``AgentHooksMiddleware`` and no handler,
+and with the middleware and five observers. Prints the medians and the milliseconds added per
+model or tool call.
+
+    .venv/bin/python benchmarks/bridges/bench_langchain.py [rounds]
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import interleaved, report  # noqa: E402
+from langchain.agents import create_agent  # noqa: E402
+from langchain.agents.middleware import AgentMiddleware  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
+from langchain_core.outputs import ChatResult  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
+
+from agenthooks import HookBus  # noqa: E402
+from agenthooks_langchain import AgentHooksMiddleware  # noqa: E402
+
+CALLS = 3  # 2 model calls + 1 tool call per run
+OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
+
+
+class ScriptedModel(GenericFakeChatModel):
+    """LangChain's fake chat model, answering on the event loop (its default async path hands
+    each call to a thread, which would time the thread pool) and accepting ``bind_tools``."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedModel:
+        return self
+
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        return self._generate(messages, stop, None, **kw)
+
+
+class EmptyMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """A middleware of the bridge's shape that does nothing: what LangChain's extension point
+    costs by itself (each wrap hook is traced, each agent hook is a graph node)."""
+
+    async def abefore_agent(self, state: Any, runtime: Any) -> None:
+        return None
+
+    async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        return await handler(request)
+
+    async def aafter_agent(self, state: Any, runtime: Any) -> None:
+        return None
+
+
+@tool
+def lookup(city: str) -> str:
+    """The weather in a city."""
+    return f"Sunny in {city}"
+
+
+def script() -> Any:
+    return iter(
+        [
+            AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "id": "call_1",
+                        "name": "lookup",
+                        "args": {"city": "Paris"},
+                        "type": "tool_call",
+                    }
+                ],
+            ),
+            AIMessage(content="It is sunny."),
+        ]
+    )
+
+
+def variant(middleware: AgentMiddleware | None) -> Any:  # type: ignore[type-arg]
+    model = ScriptedModel(messages=script())
+    agent = create_agent(model, [lookup], middleware=[middleware] if middleware else [])
+    question = {"messages": [{"role": "user", "content": "Weather in Paris?"}]}
+
+    async def run() -> object:
+        model.messages = script()
+        return await agent.ainvoke(question)
+
+    return run
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    observed = HookBus()
+    for event in OBSERVED:
+        observed.on(event, lambda ctx: None)
+    medians = interleaved(
+        {
+            "langchain alone": variant(None),
+            "an empty middleware": variant(EmptyMiddleware()),
+            "bridge, no handler": variant(AgentHooksMiddleware(HookBus())),
+            "bridge, five observers": variant(AgentHooksMiddleware(observed)),
+        },
+        rounds,
+    )
+    title = f"LangChain {version('langchain')} with agenthooks-langchain ({rounds} rounds)"
+    report(title, medians, "langchain alone", CALLS, {})
+    # LangChain's middleware costs the same for any middleware of this shape: the bridge's own
+    # cost is what it adds to an empty one
+    report(
+        f"{title}: beside an empty middleware of the same shape",
+        {k: v for k, v in medians.items() if k != "langchain alone"},
+        "an empty middleware",
+        CALLS,
+        {"bridge, no handler": 0.1, "bridge, five observers": 0.5},
+    )
+
+
+if __name__ == "__main__":
+    main()
