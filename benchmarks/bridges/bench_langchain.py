@@ -18,16 +18,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import interleaved, report  # noqa: E402
-from langchain.agents import create_agent  # noqa: E402
-from langchain.agents.middleware import AgentMiddleware  # noqa: E402
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
-from langchain_core.outputs import ChatResult  # noqa: E402
-from langchain_core.tools import tool  # noqa: E402
+from agenthooks_langchain import AgentHooksMiddleware
+from harness import interleaved, report
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatResult
+from langchain_core.tools import tool
 
-from agenthooks import HookBus  # noqa: E402
-from agenthooks_langchain import AgentHooksMiddleware  # noqa: E402
+from agenthooks import HookBus
 
 CALLS = 3  # 2 model calls + 1 tool call per run
 OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
