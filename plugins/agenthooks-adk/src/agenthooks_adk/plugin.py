@@ -42,6 +42,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
@@ -134,7 +135,7 @@ class AgentHooksPlugin(BasePlugin):
         super().__init__(name)
         self.bus = bus
         self._runs: dict[str, _Run] = {}
-        self._tools: dict[int, tuple[BaseTool, BridgeTool]] = {}
+        self._tools: dict[Any, tuple[BaseTool, BridgeTool]] = {}
         self._endings: set[asyncio.Task[None]] = set()
 
     # --- runs -----------------------------------------------------------------------------
@@ -154,8 +155,7 @@ class AgentHooksPlugin(BasePlugin):
         return state
 
     def _of(self, context: CallbackContext | ToolContext) -> _Run | None:
-        ic = context.get_invocation_context()
-        state = self._runs.get(ic.invocation_id)
+        state = self._runs.get(context.invocation_id)
         if state is None or state.run.ended is not None:
             return None
         return state
@@ -310,9 +310,9 @@ class AgentHooksPlugin(BasePlugin):
             if not self.bus.provider_stack and _MODEL_EVENTS.isdisjoint(self.bus.listened):
                 return None  # nobody listens: ADK calls its model as it would without us
             view = read_request(llm_request)
-            agent = callback_context.get_invocation_context().agent
 
             async def again(request: ProviderRequest) -> ProviderResponse:
+                agent = callback_context.get_invocation_context().agent
                 return await _call_model(agent, view, request, llm_request)
 
             handoff: Handoff[ProviderRequest, ProviderResponse] = Handoff(again)
@@ -335,7 +335,8 @@ class AgentHooksPlugin(BasePlugin):
         async with self._failing(state):
             call = state.models.pop(asyncio.current_task(), None)
             if call is None:
-                state.run.usage = state.run.usage + usage_of(llm_response.usage_metadata)
+                if llm_response.usage_metadata is not None:
+                    state.run.usage = state.run.usage + usage_of(llm_response.usage_metadata)
                 await self._assistant(state, llm_response)
                 return None
             call.read = read_response(llm_response)
@@ -398,10 +399,13 @@ class AgentHooksPlugin(BasePlugin):
     # --- tool calls -------------------------------------------------------------------------
 
     def _bridge_tool(self, tool: BaseTool) -> BridgeTool:
-        known = self._tools.get(id(tool))
-        if known is None or known[0] is not tool:
+        # ADK builds a FunctionTool for a plain function on every run: its description is
+        # kept per function (and name), other tools per object
+        key: Any = (tool.name, tool.func) if isinstance(tool, FunctionTool) else id(tool)
+        known = self._tools.get(key)
+        if known is None or (not isinstance(tool, FunctionTool) and known[0] is not tool):
             known = (tool, bridge_tool(tool))
-            self._tools[id(tool)] = known
+            self._tools[key] = known
         return known[1]
 
     async def before_tool_callback(

@@ -116,8 +116,9 @@ def _is_thought(part: types.Part) -> bool:
 
 
 def _calls_of(parts: Iterable[types.Part]) -> list[ToolCall]:
+    # read from google-genai's validated types: built without validating them again
     return [
-        ToolCall(id=fc.id or "", name=fc.name or "", arguments=dict(fc.args or {}))
+        ToolCall.model_construct(id=fc.id or "", name=fc.name or "", arguments=dict(fc.args or {}))
         for p in parts
         if (fc := p.function_call) is not None
     ]
@@ -253,7 +254,7 @@ def function_spec(fd: types.FunctionDeclaration) -> dict[str, Any]:
 def _messages_of(content: types.Content) -> list[tuple[ChatMessage, _Segment]]:
     parts = list(content.parts or ())
     if content.role == "model":
-        message = ChatMessage(
+        message = ChatMessage.model_construct(
             role="assistant",
             content=_join_text(parts),
             tool_calls=_calls_of(parts),
@@ -265,7 +266,7 @@ def _messages_of(content: types.Content) -> list[tuple[ChatMessage, _Segment]]:
 
     def flush() -> None:
         if pending:
-            message = ChatMessage(role="user", content=_join_text(pending))
+            message = ChatMessage.model_construct(role="user", content=_join_text(pending))
             out.append((message, _Segment(content, list(pending))))
             pending.clear()
 
@@ -276,7 +277,7 @@ def _messages_of(content: types.Content) -> list[tuple[ChatMessage, _Segment]]:
             continue
         flush()
         text, is_error = function_response_text(fr.response)
-        message = ChatMessage(
+        message = ChatMessage.model_construct(
             role="tool", content=text, tool_call_id=fr.id, name=fr.name, is_error=is_error
         )
         out.append((message, _Segment(content, [part])))
