@@ -18,6 +18,7 @@ from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied, U
 from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
 from pydantic_ai.exceptions import (
     ApprovalRequired,
+    ModelAPIError,
     ToolFailed,
     ToolFailedError,
     ToolRetryError,
@@ -46,7 +47,7 @@ from agenthooks import (
     ToolCall,
 )
 from agenthooks.bridges import BridgeRun, BridgeTool, RunDenied, ToolOutcome
-from agenthooks.errors import ToolValidationError
+from agenthooks.errors import ProviderError, ToolValidationError
 from agenthooks.events import GROUPS
 
 from . import translate
@@ -260,21 +261,41 @@ class _RunHooks(AgentHooksCapability):
         view = translate.provider_request(request_context)
         called = False
 
+        translated: list[BaseException] = []
+
         async def call(request: ProviderRequest) -> ProviderResponse:
             nonlocal called
             context = translate.apply_request(view, request, request_context)
-            if not called:
-                called = True
-                answer: ModelResponse = await handler(context)
-            else:
-                # Pydantic AI lets a wrapper call its handler once; a retrying middleware's
-                # further attempts go to the model itself
-                answer = await context.model.request(
-                    context.messages, context.model_settings, context.model_request_parameters
-                )
+            try:
+                if not called:
+                    called = True
+                    answer: ModelResponse = await handler(context)
+                else:
+                    # Pydantic AI lets a wrapper call its handler once; a retrying
+                    # middleware's further attempts go to the model itself
+                    answer = await context.model.request(
+                        context.messages,
+                        context.model_settings,
+                        context.model_request_parameters,
+                    )
+            except ModelAPIError as exc:
+                # middleware (a retry) and on_model_error read agenthooks' provider errors
+                error = translate.provider_error(exc)
+                translated.append(error)
+                raise error from exc
             return translate.provider_response(answer)
 
-        got = await run.model_call(view.request, call)
+        original: BaseException | None = None
+        try:
+            got = await run.model_call(view.request, call)
+        except ProviderError as exc:
+            if exc not in translated or exc.__cause__ is None:
+                raise
+            original = exc.__cause__
+        if original is not None:
+            # nothing recovered: the caller gets the framework's own error, as without the
+            # bridge (raised outside the handler above, so its context stays its own)
+            raise original
         if isinstance(got, Deny):
             self.denied_by = "pre_request"
             return self._denied_answer(request_context, got)

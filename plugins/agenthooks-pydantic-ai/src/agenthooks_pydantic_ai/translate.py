@@ -16,6 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelConnectionError,
+    ModelHTTPError,
+    ModelRateLimitError,
+    ModelRequestTimeout,
+    ModelServerError,
+    ModelTimeoutError,
+    ModelUnavailableError,
+)
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -33,6 +43,12 @@ from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
+from agenthooks.errors import (
+    ProviderConnectionError,
+    ProviderError,
+    ProviderHTTPError,
+    ProviderTimeout,
+)
 from agenthooks.messages import (
     ChatMessage,
     ProviderRequest,
@@ -233,6 +249,23 @@ def provider_response(response: ModelResponse) -> ProviderResponse:
         usage=usage(response.usage),
         raw=response,
     )
+
+
+def provider_error(exc: ModelAPIError) -> ProviderError:
+    """A Pydantic AI model API error as agenthooks' provider error of the same kind (what a
+    retry middleware and ``on_model_error`` handlers read); ``raw`` and ``__cause__`` keep
+    the original."""
+    message = str(exc)
+    if isinstance(exc, ModelHTTPError):
+        return ProviderHTTPError(
+            message, raw=exc, status=exc.status_code, headers=exc.headers or {}
+        )
+    if isinstance(exc, (ModelTimeoutError, ModelRequestTimeout)):
+        return ProviderTimeout(message, raw=exc)
+    if isinstance(exc, ModelConnectionError):
+        return ProviderConnectionError(message, raw=exc)
+    transient = isinstance(exc, (ModelRateLimitError, ModelUnavailableError, ModelServerError))
+    return ProviderError(message, raw=exc, retryable=transient)
 
 
 # ---------------------------------------------------------------- the way back
@@ -532,6 +565,7 @@ __all__ = [
     "instructions",
     "model_messages",
     "model_response",
+    "provider_error",
     "provider_request",
     "provider_response",
     "tool_call",
