@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
@@ -56,6 +57,7 @@ from .capabilities import CAPABILITIES
 from .tools import bridge_tool
 from .translate import (
     from_chat_messages,
+    message_text,
     message_to_chat,
     response_back,
     system_back,
@@ -81,6 +83,8 @@ APPROVAL = "agenthooks.approval"
 """The name of the Strands interrupt an ``Ask`` raises (``result.interrupts[i].name``)."""
 
 _MODEL_EVENTS = GROUPS["model_call"]
+_INPUT = frozenset({"on_chat_start", "on_user_message", "post_agent"})
+_FINAL = frozenset({"end_turn", "stop_sequence", "max_tokens"})
 _TOOL_EVENTS = GROUPS["tool_call"]
 _FINISH: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -103,13 +107,20 @@ class _State:
         "failure",
         "terminate",
         "last_text",
-        "tools",
         "between",
         "model_id",
+        "quiet_model",
+        "quiet_tools",
+        "heard",
     )
 
-    def __init__(self, run: BridgeRun, input: str) -> None:
+    def __init__(self, run: BridgeRun, input: str, bus: HookBus) -> None:
         self.run = run
+        listened = bus.listened
+        # decided once per run: a stage nobody hears passes Strands' events through untouched
+        self.quiet_model = not bus.provider_stack and _MODEL_EVENTS.isdisjoint(listened)
+        self.quiet_tools = not bus.tool_stack and _TOOL_EVENTS.isdisjoint(listened)
+        self.heard = bool(listened)
         self.input = input
         self.answer: AgentResponse | None = None
         """The final answer as ``post_agent`` left it (``None`` until one passed)."""
@@ -118,7 +129,6 @@ class _State:
         with it, and the model never reads it."""
         self.terminate: dict[str, bool] = {}
         self.last_text: str | None = None
-        self.tools: dict[int, BridgeTool] = {}
         self.between: list[ChatMessage] | None = None
         """The transcript after a turn's tool results: the next model call is a next turn."""
         self.model_id = ""
@@ -148,12 +158,18 @@ class AgentHooksPlugin(Plugin):
         self.bus = bus
         self._states: dict[int, _State] = {}
         self._paused: dict[int, tuple[str, list[PendingCall]]] = {}
+        self._tools: weakref.WeakKeyDictionary[Any, BridgeTool] = weakref.WeakKeyDictionary()
+        self._added: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        self._added_strong: dict[int, set[str]] = {}
 
     def init_agent(self, agent: Agent) -> None:
-        """Register the bridge's middleware and hooks on ``agent`` (Strands calls this)."""
+        """Register the bridge's middleware and hooks on ``agent`` (Strands calls this).
+
+        The model and tool stages join the agent at the start of the first run whose bus hears
+        them: an agent whose bus hears nothing keeps Strands' own model and tool calls, with
+        not one layer more.
+        """
         agent.add_middleware(AgentStreamStage, self._stream)
-        agent.add_middleware(InvokeModelStage, self._model)
-        agent.add_middleware(ExecuteToolStage, self._tool)
         agent.add_hook(self._message_added, MessageAddedEvent)
         agent.add_hook(self._after_tools, AfterToolsEvent)
         agent.add_hook(self._after_invocation, AfterInvocationEvent)
@@ -168,7 +184,7 @@ class AgentHooksPlugin(Plugin):
                 yield event
             return
         paused = self._paused.pop(key, None)
-        text = _user_text(ctx.messages)
+        text = _user_text(ctx.messages) if not _INPUT.isdisjoint(self.bus.listened) else ""
         run = BridgeRun(
             self.bus,
             CAPABILITIES,
@@ -176,7 +192,8 @@ class AgentHooksPlugin(Plugin):
             run_id=paused[0] if paused is not None else _trace_id(agent),
             session_id=getattr(agent, "session_id", None),
         )
-        state = _State(run, text)
+        state = _State(run, text, self.bus)
+        self._stages(agent, state)
         self._states[key] = state
         try:
             async with run:
@@ -184,7 +201,8 @@ class AgentHooksPlugin(Plugin):
                     if paused is not None:
                         await self._resumed(run, ctx, paused[1])
                     else:
-                        got = await run.start(text, tools=list(getattr(agent, "tool_names", [])))
+                        names = agent.tool_names if run.listened("on_chat_start") else []
+                        got = await run.start(text, tools=names)
                         if isinstance(got, Deny):
                             answer = run.denied_response(got)
                             yield _stop_event(agent, ctx, answer.content or "")
@@ -212,6 +230,19 @@ class AgentHooksPlugin(Plugin):
         finally:
             if self._states.get(key) is state:
                 del self._states[key]
+
+    def _stages(self, agent: Agent, state: _State) -> None:
+        """Add the model and tool stages to ``agent`` once a run's bus hears them."""
+        try:
+            added = self._added.setdefault(agent, set())
+        except TypeError:  # an agent that cannot be weakly referenced: both stages, at once
+            added = self._added_strong.setdefault(id(agent), set())
+        if state.heard and "model" not in added:
+            added.add("model")
+            agent.add_middleware(InvokeModelStage, self._model)
+        if not state.quiet_tools and "tool" not in added:
+            added.add("tool")
+            agent.add_middleware(ExecuteToolStage, self._tool)
 
     async def _resumed(
         self, run: BridgeRun, ctx: AgentStreamContext, pending: list[PendingCall]
@@ -293,7 +324,7 @@ class AgentHooksPlugin(Plugin):
                     yield await self._stopped(state)
                     return
             await run.loop_start()
-            if not self.bus.provider_stack and _MODEL_EVENTS.isdisjoint(self.bus.listened):
+            if state.quiet_model:
                 # nobody hears the call: it streams through untouched, nothing is translated
                 stop: ModelStopReason | None = None
                 async for event in next_fn(ctx):
@@ -303,7 +334,8 @@ class AgentHooksPlugin(Plugin):
                         yield event
                 if stop is None:
                     return
-                run.usage = run.usage + to_usage(stop.usage)
+                if state.heard:
+                    run.usage = run.usage + to_usage(stop.usage)
                 yield await self._settle(state, stop)
                 return
             yield_later: list[Any] = []
@@ -428,18 +460,24 @@ class AgentHooksPlugin(Plugin):
         """The model's answer as Strands will commit it: a final answer passes ``post_agent``
         first (its turn ends before), as on our runtime."""
         message = stop.message
-        chat = message_to_chat(message)[0]
-        state.last_text = chat.content
-        if chat.tool_calls or stop.stop_reason not in ("end_turn", "stop_sequence", "max_tokens"):
+        blocks = message.get("content", [])
+        text = message_text(message)
+        state.last_text = text
+        if any("toolUse" in b for b in blocks) or stop.stop_reason not in _FINAL:
             return stop
         run = state.run
         await run.loop_end()
-        answer = AgentResponse(
-            content=chat.content,
+        # built without validation, every field given (pydantic inspects a default factory's
+        # signature on each model_construct): every value is one of ours already
+        answer = AgentResponse.model_construct(
+            content=text,
             finish_reason=_FINISH.get(stop.stop_reason, "stop"),
+            messages=[],
             usage=run.usage,
             iterations=_iterations(run),
             agent=run.agent,
+            output=None,
+            pending=[],
         )
         if not run.listened("post_agent"):
             state.answer = answer
@@ -468,7 +506,7 @@ class AgentHooksPlugin(Plugin):
         if (
             state is None
             or ctx.tool is None
-            or (not self.bus.tool_stack and _TOOL_EVENTS.isdisjoint(self.bus.listened))
+            or state.quiet_tools
         ):
             async for event in next_fn(ctx):
                 yield event
@@ -476,9 +514,7 @@ class AgentHooksPlugin(Plugin):
         run = state.run
         tool_use = ctx.tool_use
         call_id = str(tool_use["toolUseId"])
-        tool = state.tools.get(id(ctx.tool))
-        if tool is None:
-            tool = state.tools[id(ctx.tool)] = bridge_tool(ctx.tool)
+        tool = self._tool_of(ctx.tool)
         try:
             answer = _answer(ctx)
             if isinstance(answer, Deny):
@@ -556,6 +592,16 @@ class AgentHooksPlugin(Plugin):
         if outcome.terminate:
             state.terminate[call_id] = True
         yield _result_event(outcome, seen, call_id)
+
+    def _tool_of(self, agent_tool: Any) -> BridgeTool:
+        """The ``BridgeTool`` of a Strands tool, built once per tool object."""
+        try:
+            tool = self._tools.get(agent_tool)
+        except TypeError:  # a tool that cannot be weakly referenced: described per call
+            return bridge_tool(agent_tool)
+        if tool is None:
+            tool = self._tools[agent_tool] = bridge_tool(agent_tool)
+        return tool
 
     async def _invalid(
         self,

@@ -64,6 +64,11 @@ def _texts(blocks: Sequence[Readable]) -> str | None:
     return "".join(parts) if parts else None
 
 
+def message_text(message: Readable) -> str | None:
+    """The text of a Strands message: its text blocks joined, ``None`` when it has none."""
+    return _texts(message.get("content", []))
+
+
 def tool_result_text(result: Readable) -> str:
     """What a model reads of a Strands ``ToolResult``: its text and JSON parts, in order."""
     parts: list[str] = []
@@ -520,6 +525,7 @@ __all__ = [
     "StrandsMessage",
     "Translated",
     "from_chat_messages",
+    "message_text",
     "message_to_chat",
     "response_back",
     "system_back",

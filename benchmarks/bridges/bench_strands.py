@@ -1,0 +1,88 @@
+"""The Strands bridge's cost, timed beside the same Strands agent without it.
+
+One process, interleaved rounds (``harness.interleaved``), the median of each variant: a
+scripted run of 2 model calls and 1 tool call on Strands' own loop with a scripted model (no
+network) - the agent alone, with ``AgentHooksPlugin`` and no handler, and with the plugin and
+five observers. Prints the medians and the milliseconds added per model or tool call.
+
+    .venv/bin/python benchmarks/bridges/bench_strands.py [rounds]
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import interleaved, report  # noqa: E402
+from strands import Agent, tool  # noqa: E402
+
+from agenthooks import HookBus  # noqa: E402
+from agenthooks_strands import AgentHooksPlugin  # noqa: E402
+from agenthooks_strands.testing import ScriptedModel, tool_calls  # noqa: E402
+
+CALLS = 3  # 2 model calls + 1 tool call per run
+OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
+
+
+@tool
+def lookup(city: str) -> str:
+    """The weather in a city."""
+    return f"Sunny in {city}"
+
+
+def script() -> list[Any]:
+    return [tool_calls(("call_1", "lookup", {"city": "Paris"})), "It is sunny."]
+
+
+def variant(plugin: AgentHooksPlugin | None) -> Any:
+    model = ScriptedModel([])
+    agent = Agent(
+        model=model,
+        tools=[lookup],
+        plugins=[plugin] if plugin is not None else [],
+        callback_handler=None,
+    )
+
+    async def run() -> object:
+        model.script = script()
+        agent.messages.clear()
+        return await agent.invoke_async("Weather in Paris?")
+
+    return run
+
+
+def main() -> None:
+    logging.disable(logging.WARNING)  # Strands logs each tool call at INFO/WARNING
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    observed = HookBus()
+    for event in OBSERVED:
+        observed.on(event, lambda ctx: None)
+    medians = interleaved(
+        {
+            "strands alone": variant(None),
+            "bridge, no handler": variant(AgentHooksPlugin(HookBus())),
+            "bridge, five observers": variant(AgentHooksPlugin(observed)),
+        },
+        rounds,
+    )
+    report(
+        f"Strands {version()} with agenthooks-strands ({rounds} rounds)",
+        medians,
+        "strands alone",
+        CALLS,
+        {"bridge, no handler": 0.1, "bridge, five observers": 0.5},
+    )
+
+
+def version() -> str:
+    from importlib.metadata import version as dist_version
+
+    return dist_version("strands-agents")
+
+
+if __name__ == "__main__":
+    main()
