@@ -124,7 +124,7 @@ class HookedModel(Model):
             "prepare_next_turn",
             PrepareNextTurnContext,
             message=None if last is None else messages[last],
-            tool_messages=[] if last is None else [m for m in messages[last + 1 :]],
+            tool_messages=[] if last is None else messages[last + 1 :],
             messages=messages,
             model=model,
             thinking=scope.thinking,

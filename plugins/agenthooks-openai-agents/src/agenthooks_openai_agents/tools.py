@@ -242,7 +242,8 @@ class HookedTool:
                         approved=call_id in scope.approved,
                     )
             if outcome.terminate:
-                CAPABILITIES.require("on_tool_call_result", "terminate")
+                event = "on_tool_call_error" if outcome.is_error else "on_tool_call_result"
+                CAPABILITIES.require(event, "terminate")
         except Exception as exc:
             # what the hook layer raises is ours (a hook's error, a return the SDK cannot
             # carry out): the tool's own errors come back in the outcome
