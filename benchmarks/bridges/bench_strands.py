@@ -17,12 +17,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import interleaved, report  # noqa: E402
-from strands import Agent, tool  # noqa: E402
+from agenthooks_strands import AgentHooksPlugin
+from agenthooks_strands.testing import ScriptedModel, tool_calls
+from harness import interleaved, report
+from strands import Agent, tool
 
-from agenthooks import HookBus  # noqa: E402
-from agenthooks_strands import AgentHooksPlugin  # noqa: E402
-from agenthooks_strands.testing import ScriptedModel, tool_calls  # noqa: E402
+from agenthooks import HookBus
 
 CALLS = 3  # 2 model calls + 1 tool call per run
 OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
