@@ -137,7 +137,9 @@ def run_list(args: argparse.Namespace) -> int:
         json.dump([dataclasses.asdict(a) for a in found], sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     elif not found:
-        print("no pending approvals")
+        # with --store that one store is the only source: when it failed, nothing is known
+        if args.store is None or not failed:
+            print("no pending approvals")
     else:
         now = time.time()
         rows = [
