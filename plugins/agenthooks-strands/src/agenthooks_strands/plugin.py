@@ -158,7 +158,7 @@ class AgentHooksPlugin(Plugin):
         self.bus = bus
         self._states: dict[int, _State] = {}
         self._paused: dict[int, tuple[str, list[PendingCall]]] = {}
-        self._tools: weakref.WeakKeyDictionary[Any, BridgeTool] = weakref.WeakKeyDictionary()
+        self._bridge_tools: weakref.WeakKeyDictionary[Any, BridgeTool] = weakref.WeakKeyDictionary()
         self._added: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self._added_strong: dict[int, set[str]] = {}
 
@@ -231,7 +231,7 @@ class AgentHooksPlugin(Plugin):
             if self._states.get(key) is state:
                 del self._states[key]
 
-    def _stages(self, agent: Agent, state: _State) -> None:
+    def _stages(self, agent: Any, state: _State) -> None:
         """Add the model and tool stages to ``agent`` once a run's bus hears them."""
         try:
             added = self._added.setdefault(agent, set())
@@ -596,11 +596,11 @@ class AgentHooksPlugin(Plugin):
     def _tool_of(self, agent_tool: Any) -> BridgeTool:
         """The ``BridgeTool`` of a Strands tool, built once per tool object."""
         try:
-            tool = self._tools.get(agent_tool)
+            tool = self._bridge_tools.get(agent_tool)
         except TypeError:  # a tool that cannot be weakly referenced: described per call
             return bridge_tool(agent_tool)
         if tool is None:
-            tool = self._tools[agent_tool] = bridge_tool(agent_tool)
+            tool = self._bridge_tools[agent_tool] = bridge_tool(agent_tool)
         return tool
 
     async def _invalid(
