@@ -50,9 +50,10 @@ async def test_a_model_error_nothing_recovers_reaches_the_caller_after_on_chat_e
 
 
 class Broken(AgentMiddleware):  # type: ignore[type-arg]
-    """Another middleware whose own node fails: outside every hook of the bridge."""
+    """Another middleware whose own node fails after the model answered: outside every hook
+    of the bridge."""
 
-    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+    async def aafter_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         raise RuntimeError("broken middleware")
 
 
@@ -61,10 +62,17 @@ async def test_an_error_outside_the_bridges_hooks_still_ends_the_run() -> None:
     recorder = Recorder(bus)
     errors = _errors(bus)
     with pytest.raises(RuntimeError, match="broken middleware"):
-        await agent(script("x"), bus, middleware=[Broken()]).ainvoke(ask())
+        model = script(calls(("c1", "read_file", {"path": "/x"})), "x")
+        await agent(model, bus, middleware=[Broken()]).ainvoke(ask())
     assert [type(e) for e in errors] == [RuntimeError]
     assert _ends(recorder) == ["on_chat_error", "on_chat_end"]
-    assert "pre_request" not in recorder.events
+    assert recorder.events[-5:] == [
+        "on_response",
+        "on_message",  # the model's answer, then the other middleware failed
+        "on_loop_end",
+        "on_chat_error",
+        "on_chat_end",
+    ]
 
 
 async def test_the_recursion_limit_ends_the_run_with_its_error() -> None:

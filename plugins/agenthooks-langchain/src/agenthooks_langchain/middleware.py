@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, NotRequired, cast
+from uuid import UUID
 
 import pydantic_core
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain.agents.middleware.types import ExtendedModelResponse, OmitFromSchema, hook_config
+from langchain.agents.middleware.types import ExtendedModelResponse, OmitFromSchema
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
@@ -20,11 +21,11 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from agenthooks import HookBus
@@ -48,11 +49,12 @@ from .translate import (
     response_out,
     text_of,
     tool_name,
+    tool_schema,
     usage_in,
     with_text,
 )
 
-RUN_KEY = "agenthooks_run_id"
+RUN_KEY = "agenthooks_run"
 """The state key that keeps a run's id across a pause (a resumed run keeps its id)."""
 
 _MODEL_EVENTS = GROUPS["model_call"]
@@ -63,9 +65,10 @@ _FIXED_REQUEST_FIELDS = ("model", "temperature", "reasoning_effort", "response_f
 
 
 class AgentHooksState(AgentState[Any]):
-    """The agent state with the bridge's run id (private: not in the input or output)."""
+    """The agent state with the bridge's run (private: not in the input or output): its id
+    and the id of the user message it answers, so a run resumed after a pause keeps its id."""
 
-    agenthooks_run_id: NotRequired[Annotated[str, OmitFromSchema(input=True, output=True)]]
+    agenthooks_run: NotRequired[Annotated[dict[str, Any], OmitFromSchema(input=True, output=True)]]
 
 
 @dataclass(eq=False)
@@ -84,8 +87,8 @@ class _Run:
     resumed: bool = False
     read: Reader = field(default_factory=Reader)
     """Each LangChain message of the run as a ``ChatMessage``, translated once."""
-    stopped: bool = False
-    """A ``should_stop`` handler ended the run between turns."""
+    final: AgentResponse | None = None
+    """The answer the run ends with (after ``post_agent``), once the model gave it."""
 
 
 class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
@@ -132,53 +135,6 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         """The middleware's name in the graph."""
         return self._name
 
-    # --- the start of a run ------------------------------------------------------------------
-
-    @hook_config(can_jump_to=["end"])
-    async def abefore_agent(
-        self, state: AgentHooksState, runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        """``on_chat_start`` and ``on_user_message``; a ``Deny`` ends the run with its reason
-        as the final ``AIMessage``."""
-        config = get_config()
-        graph = watch.NODE_PARENTS.graph_run(config)
-        if graph is None:
-            raise BridgeError(
-                "AgentHooksMiddleware runs only inside an agent built by "
-                "langchain.agents.create_agent"
-            )
-        info = runtime.execution_info
-        run_id = (info.run_id if info is not None else None) or str(graph)
-        bridge = BridgeRun(
-            self.bus,
-            CAPABILITIES,
-            agent=self.agent or (config.get("metadata") or {}).get("lc_agent_name") or "agent",
-            run_id=run_id,
-            session_id=info.thread_id if info is not None else None,
-        )
-        messages = state["messages"]
-        human_at = _last_index(messages, HumanMessage)
-        human: BaseMessage | None = messages[human_at] if human_at is not None else None
-        run = _Run(bridge, input=text_of(human) if human is not None else "")
-        run.start = human_at if human_at is not None else len(messages)
-        self._follow(graph, run)
-        update: dict[str, Any] = {RUN_KEY: run_id}
-        got = await bridge.start(run.input)
-        if isinstance(got, Deny):
-            response = bridge.denied_response(got)
-            await bridge.done(response)
-            update["messages"] = [AIMessage(content=response.content or "")]
-            update["jump_to"] = "end"
-            return update
-        if human is not None and got != run.input:
-            rewritten = with_text(human, got)
-            update["messages"] = [rewritten]
-            run.input = got
-            human = rewritten
-        if human is not None and "on_message" in self.bus.listened:
-            await bridge.message(run.read(human))
-        return update
-
     # --- model calls -------------------------------------------------------------------------
 
     async def awrap_model_call(
@@ -187,8 +143,18 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         """One model turn: ``on_loop_start``, then the model call through ``pre_request``, the
-        bus's provider middleware, ``on_model_error`` and ``on_response``."""
-        run = self._run(request.state)
+        bus's provider middleware, ``on_model_error`` and ``on_response``. The first call of a
+        run starts it (``on_chat_start``, ``on_user_message``); the answer without tool calls
+        ends it (``on_loop_end``, ``post_agent``)."""
+        run, update = await self._model_run(request)
+        if run.final is not None:  # the start was denied: its reason is the answer
+            return _with_update(
+                ModelResponse(result=[AIMessage(content=run.final.content or "")]), update
+            )
+        if update.get("messages"):
+            request = request.override(
+                messages=cast("list[AnyMessage]", _replaced(request.messages, update["messages"]))
+            )
         bridge = run.bridge
         bus = self.bus
         if bridge.iteration is not None:  # a turn with tool calls ended: the next one begins
@@ -196,21 +162,41 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             if not _BETWEEN_TURNS.isdisjoint(bus.listened) and await self._between_turns(
                 run, request
             ):
-                run.stopped = True
-                return ExtendedModelResponse(
-                    model_response=ModelResponse(result=[]),
-                    command=Command(update={"jump_to": "end"}),
-                )
+                await self._finish(run, request.messages, None, "stopped")
+                update["jump_to"] = "end"
+                return _with_update(ModelResponse(result=[]), update)
         await bridge.loop_start()
-        if not bus.provider_stack and _MODEL_EVENTS.isdisjoint(bus.listened):
-            answer = await handler(request)
-            ai = _ai_of(answer)
-            if ai is not None:
-                if ai.usage_metadata:
-                    bridge.usage = bridge.usage + usage_in(ai)
-                await self._answered(run, ai)
-            return answer
+        answer = await self._model_call(run, request, handler)
+        ai = _ai_of(answer)
+        if ai is not None:
+            run.last = ai
+            if run.denied is not None:
+                run.final = bridge.denied_response(run.denied)
+            elif ai.tool_calls and answer.structured_response is None:
+                if "on_message" in bus.listened:
+                    await bridge.message(run.read(ai))
+            else:
+                finished = await self._finish(run, request.messages, answer, "stop")
+                assert finished is not None
+                answer = finished
+        return _with_update(answer, update)
 
+    async def _model_call(
+        self,
+        run: _Run,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """The model call through the hook layer and the bus's provider middleware: the
+        response LangChain goes on with."""
+        bridge = run.bridge
+        bus = self.bus
+        if not bus.provider_stack and _MODEL_EVENTS.isdisjoint(bus.listened):
+            answer = await handler(request)  # nobody listens: nothing to translate
+            ai = _ai_of(answer)
+            if ai is not None and ai.usage_metadata:
+                bridge.usage = bridge.usage + usage_in(ai)
+            return answer
         asked = request_in(
             request.messages,
             request.system_message,
@@ -234,18 +220,68 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             return ModelResponse(result=[AIMessage(content=result.text())])
         got, read = last[-1] if last else (None, None)
         if got is not None and result is read:
-            answer = got  # nothing changed it: LangChain's own response
+            return got  # nothing changed it: LangChain's own response
+        original = _ai_of(got) if got is not None else None
+        ai = response_out(result, original)
+        rest = [m for m in got.result if m is not original] if got is not None else []
+        return ModelResponse(
+            result=[ai, *rest],
+            structured_response=got.structured_response if got is not None else None,
+        )
+
+    async def _finish(
+        self,
+        run: _Run,
+        messages: Sequence[BaseMessage],
+        answer: ModelResponse[Any] | None,
+        reason: str,
+    ) -> ModelResponse[Any] | None:
+        """The run has its answer: ``on_loop_end``, ``post_agent`` (which may rewrite or
+        withhold it), the answer's ``on_message``; ``on_chat_done`` follows when the graph
+        ends. Returns the answer as ``post_agent`` left it."""
+        bridge = run.bridge
+        await bridge.loop_end()
+        final = _ai_of(answer) if answer is not None else run.last
+        listened = self.bus.listened
+        response = AgentResponse(
+            content=(text_of(final) or None) if final is not None else None,
+            finish_reason=reason,
+            messages=(
+                [
+                    run.read(m)
+                    for m in [*messages[run.start :], *([final] if answer and final else [])]
+                ]
+                if not _ENDING_EVENTS.isdisjoint(listened)
+                else []
+            ),
+            usage=bridge.usage,
+            iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
+            agent=bridge.agent,
+            output=answer.structured_response if answer is not None else None,
+        )
+        got = await bridge.post_agent(response, input=run.input)
+        if isinstance(got, Deny):
+            run.final = bridge.denied_response(got, response.messages)
+            committed: BaseMessage | None = None
+            replacement = run.final.content
         else:
-            original = _ai_of(got) if got is not None else None
-            ai = response_out(result, original)
-            rest = [m for m in got.result if m is not original] if got is not None else []
+            run.final = got
+            committed = final
+            replacement = got.content if got is not response else None
+        if (
+            answer is not None
+            and final is not None
+            and (replacement is not None or committed is None)
+        ):
+            changed = with_text(final, replacement)
+            assert isinstance(changed, AIMessage)
             answer = ModelResponse(
-                result=[ai, *rest],
-                structured_response=got.structured_response if got is not None else None,
+                result=[changed if m is final else m for m in answer.result],
+                structured_response=answer.structured_response,
             )
-        ai = _ai_of(answer)
-        if ai is not None:
-            await self._answered(run, ai)
+            committed = changed if committed is not None else None
+        if answer is not None and committed is not None and "on_message" in listened:
+            await bridge.message(run.read(committed))
         return answer
 
     async def _between_turns(self, run: _Run, request: ModelRequest[Any]) -> bool:
@@ -278,13 +314,6 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         verdict: object = await bridge.fire("should_stop", ShouldStopContext, **fields)
         return verdict is True  # the predicate's answer, which fire hands back as it is
 
-    async def _answered(self, run: _Run, ai: AIMessage) -> None:
-        """``on_message`` for an answer with tool calls; a final answer waits for
-        ``post_agent``."""
-        run.last = ai
-        if ai.tool_calls and "on_message" in self.bus.listened:
-            await run.bridge.message(run.read(ai))
-
     # --- tool calls ----------------------------------------------------------------------------
 
     async def awrap_tool_call(
@@ -295,7 +324,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         """One tool call through ``pre_tool_call``, the bus's tool middleware, the tool,
         ``on_tool_call_error`` and ``on_tool_call_result``; an ``Ask`` pauses the run with a
         LangGraph interrupt."""
-        run = self._run(request.state)
+        run = self._tool_run(request.state)
         tool = request.tool
         bus = self.bus
         if tool is None:  # not one of the agent's tools: LangChain answers the model itself
@@ -440,66 +469,97 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             known = self._bridge_tools[id(tool)] = (tool, bridge_tool(tool))
         return known[1]
 
-    # --- the end of a run ----------------------------------------------------------------------
-
-    async def aafter_agent(
-        self, state: AgentHooksState, runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        """``post_agent`` (a rewrite or a deny replaces the final ``AIMessage``), the final
-        answer's ``on_message``, then ``on_chat_done`` and ``on_chat_end``."""
-        run = self._run(state)
-        bridge = run.bridge
-        if bridge.ended is not None:
-            return None
-        await bridge.loop_end()
-        if run.denied is not None:
-            await bridge.done(bridge.denied_response(run.denied))
-            return None
-        messages = state["messages"]
-        at = _last_index(messages, AIMessage)
-        final = messages[at] if at is not None else None
-        assert final is None or isinstance(final, AIMessage)
-        listened = self.bus.listened
-        response = AgentResponse(
-            content=(text_of(final) or None) if final is not None else None,
-            finish_reason="stopped" if run.stopped else "stop",
-            messages=(
-                [run.read(m) for m in messages[run.start :]]
-                if not _ENDING_EVENTS.isdisjoint(listened)
-                else []
-            ),
-            usage=bridge.usage,
-            iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
-            agent=bridge.agent,
-        )
-        got = await bridge.post_agent(response, input=run.input)
-        update: dict[str, Any] | None = None
-        if isinstance(got, Deny):
-            response = bridge.denied_response(got, response.messages)
-            if final is not None:
-                update = {"messages": [with_text(final, response.content)]}
-        else:
-            committed: BaseMessage | None = final
-            if got is not response and final is not None:
-                committed = with_text(final, got.content)
-                update = {"messages": [committed]}
-            response = got
-            if (
-                final is not None
-                and committed is not None
-                and not final.tool_calls
-                and "on_message" in listened
-            ):
-                await bridge.message(run.read(committed))
-        await bridge.done(response)
-        return update
-
     # --- runs ------------------------------------------------------------------------------------
 
-    def _follow(self, graph: Any, run: _Run) -> None:
-        """End ``run`` when graph run ``graph`` ends another way than through ``after_agent``."""
+    async def _model_run(self, request: ModelRequest[Any]) -> tuple[_Run, dict[str, Any]]:
+        """The run of this model call and the state update it brings: a new run starts here
+        (``on_chat_start``, ``on_user_message``, the user message's ``on_message``)."""
+        config = get_config()
+        graph = self._graph(config)
+        run = self._runs.get(graph)
+        if run is not None:
+            return run, {}
+        messages = request.messages
+        human_at = _last_index(messages, HumanMessage)
+        human: BaseMessage | None = messages[human_at] if human_at is not None else None
+        kept = _kept(request.state)
+        if kept is not None and human is not None and kept.get("input") == human.id:
+            # a run paused by another middleware's interrupt, resumed into the model node
+            return self._resumed(graph, config, kept["id"], len(request.state["messages"])), {}
+        info = request.runtime.execution_info if request.runtime is not None else None
+        bridge = self._bridge(config, (info.run_id if info is not None else None) or str(graph))
+        run = _Run(bridge, start=human_at if human_at is not None else len(messages))
+        run.input = text_of(human) if human is not None else ""
+        self._follow(graph, run)
+        update: dict[str, Any] = {
+            RUN_KEY: {"id": bridge.run_id, "input": human.id if human is not None else None}
+        }
+        names = (
+            [
+                t.name if isinstance(t, BaseTool) else tool_name(tool_schema(t))
+                for t in request.tools
+            ]
+            if "on_chat_start" in self.bus.listened
+            else []
+        )
+        got = await bridge.start(run.input, tools=names)
+        if isinstance(got, Deny):
+            run.final = bridge.denied_response(got)
+            return run, update
+        if human is not None and got != run.input:
+            human = with_text(human, got)
+            update["messages"] = [human]
+            run.input = got
+        if human is not None and "on_message" in self.bus.listened:
+            await bridge.message(run.read(human))
+        return run, update
+
+    def _tool_run(self, state: Any) -> _Run:
+        """The run of this tool call: the model's run, or a paused run resumed here, under
+        the id it had."""
+        config = get_config()
+        graph = self._graph(config)
+        run = self._runs.get(graph)
+        if run is not None:
+            return run
+        kept = _kept(state)
+        if kept is None:
+            raise BridgeError(
+                "AgentHooksMiddleware saw a tool call of a run it did not start: list it in "
+                "create_agent(middleware=[...])"
+            )
+        return self._resumed(graph, config, kept["id"], len(state.get("messages", ())))
+
+    def _resumed(self, graph: UUID, config: RunnableConfig, run_id: str, start: int) -> _Run:
+        run = _Run(self._bridge(config, run_id), resumed=True, start=start)
+        self._follow(graph, run)
+        return run
+
+    def _graph(self, config: RunnableConfig) -> UUID:
+        graph = watch.NODE_PARENTS.graph_run(config)
+        if graph is None:
+            raise BridgeError(
+                "AgentHooksMiddleware runs only inside an agent built by "
+                "langchain.agents.create_agent, run with ainvoke or astream"
+            )
+        return graph
+
+    def _bridge(self, config: RunnableConfig, run_id: str) -> BridgeRun:
+        return BridgeRun(
+            self.bus,
+            CAPABILITIES,
+            agent=self.agent or (config.get("metadata") or {}).get("lc_agent_name") or "agent",
+            run_id=run_id,
+            session_id=(config.get("configurable") or {}).get("thread_id"),
+        )
+
+    def _follow(self, graph: UUID, run: _Run) -> None:
+        """End ``run`` when its graph run ends: ``on_chat_done`` with the answer it had, or
+        (an interrupt) ``on_chat_paused``, or (an exception) ``on_chat_error`` /
+        ``on_chat_abort``; ``on_chat_end`` after each."""
 
         async def ending(error: BaseException | None, output: Any) -> None:
+            self._runs.pop(graph, None)
             bridge = run.bridge
             if bridge.ended is not None:
                 return
@@ -507,11 +567,10 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await bridge.fire("on_stop", StopContext, reason=error.reason)
             if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
                 await bridge.abort("cancelled")
-            elif error is None and not run.asked and not _interrupted(output):
-                await bridge.error(BridgeError(f"run {bridge.run_id} ended without an answer"))
             elif error is not None and not isinstance(error, GraphBubbleUp):
                 await bridge.error(error)
-            else:  # paused: an interrupt (ours or another middleware's) waits for a human
+            elif error is not None or run.asked or _interrupted(output):
+                # an interrupt (ours or another middleware's) waits for a human
                 await bridge.paused(
                     AgentResponse(
                         content=(text_of(run.last) or None) if run.last is not None else None,
@@ -522,45 +581,20 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                         pending=list(run.asked),
                     )
                 )
+            elif run.final is not None:
+                await bridge.done(run.final)
+            else:  # another middleware ended the run before the model answered
+                await bridge.done(
+                    AgentResponse(
+                        content=(text_of(run.last) or None) if run.last is not None else None,
+                        usage=bridge.usage,
+                        iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
+                        agent=bridge.agent,
+                    )
+                )
 
         self._runs[graph] = run
-        watch.RUN_ENDS.endings[graph] = self._forget(graph, ending)
-
-    def _forget(
-        self, graph: Any, ending: Callable[[BaseException | None, Any], Awaitable[None]]
-    ) -> Callable[[BaseException | None, Any], Awaitable[None]]:
-        async def end(error: BaseException | None, output: Any) -> None:
-            try:
-                await ending(error, output)
-            finally:
-                self._runs.pop(graph, None)
-
-        return end
-
-    def _run(self, state: Any) -> _Run:
-        """The run of the graph whose node is running now; a run resumed after a pause is
-        taken up again under the id it had."""
-        graph = watch.NODE_PARENTS.graph_run(get_config())
-        run = self._runs.get(graph) if graph is not None else None
-        if run is not None:
-            return run
-        run_id = state.get(RUN_KEY) if isinstance(state, dict) else None
-        if graph is None or run_id is None:
-            raise BridgeError(
-                "AgentHooksMiddleware saw a call of a run it did not start: list it in "
-                "create_agent(middleware=[...]) and run the agent with ainvoke or astream"
-            )
-        config = get_config()
-        bridge = BridgeRun(
-            self.bus,
-            CAPABILITIES,
-            agent=self.agent or (config.get("metadata") or {}).get("lc_agent_name") or "agent",
-            run_id=str(run_id),
-            session_id=(config.get("configurable") or {}).get("thread_id"),
-        )
-        run = _Run(bridge, resumed=True, start=len(state.get("messages", ())))
-        self._follow(graph, run)
-        return run
+        watch.RUN_ENDS.endings[graph] = ending
 
 
 @dataclass(frozen=True)
@@ -614,6 +648,27 @@ def _answered(result: ToolMessage | Command[Any] | _Asked) -> ToolMessage | Comm
     ask again)."""
     assert not isinstance(result, _Asked)
     return result
+
+
+def _kept(state: Any) -> dict[str, Any] | None:
+    """The run the state remembers (its id and the id of the user message it answers)."""
+    kept = state.get(RUN_KEY) if isinstance(state, dict) else None
+    return kept if isinstance(kept, dict) else None
+
+
+def _with_update(
+    answer: ModelResponse[Any], update: dict[str, Any]
+) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
+    """``answer``, with the state ``update`` the bridge has for this turn, if any."""
+    if not update:
+        return answer
+    return ExtendedModelResponse(model_response=answer, command=Command(update=update))
+
+
+def _replaced(messages: Sequence[BaseMessage], new: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """``messages`` with each message of ``new`` in place of the one with its id."""
+    by_id = {m.id: m for m in new}
+    return [by_id.get(m.id, m) if m.id is not None else m for m in messages]
 
 
 def _ai_of(response: ModelResponse[Any] | None) -> AIMessage | None:
