@@ -183,8 +183,9 @@ class AnthropicProvider(HTTPProvider):
         self, data: str | bytes, *, status: int, streamed: bool = False, event: str | None = None
     ) -> JSONObject:
         kind = f"{event or 'stream'} event" if streamed else "response"
-        try:
-            payload = json.loads(data)
+        try:  # UTF-8 strictly: json.loads would let an encoded surrogate through
+            text = data.decode("utf-8").removeprefix("\ufeff") if isinstance(data, bytes) else data
+            payload = json.loads(text)
         except ValueError as exc:
             raise bad(
                 self._where, f"{kind} is not valid JSON ({exc}): {clip(data)}", data, status

@@ -151,8 +151,8 @@ def _completion(exchange: Exchange) -> ProviderResponse:
     body = bytes(exchange.raw)
     if not body.strip():
         raise exchange.error(f"HTTP {exchange.status} with an empty body")
-    try:
-        payload = json.loads(body)
+    try:  # UTF-8 strictly, as a stream is read: json.loads lets an encoded surrogate through
+        payload = json.loads(body.decode("utf-8").removeprefix("\ufeff"))
     except (ValueError, RecursionError) as exc:
         raise exchange.error(f"response is not valid JSON ({exc}): {clip_text(body)}") from None
     try:
