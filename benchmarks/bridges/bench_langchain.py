@@ -47,20 +47,14 @@ class ScriptedModel(GenericFakeChatModel):
 
 
 class EmptyMiddleware(AgentMiddleware):  # type: ignore[type-arg]
-    """A middleware of the bridge's shape that does nothing: what LangChain's extension point
-    costs by itself (each wrap hook is traced, each agent hook is a graph node)."""
-
-    async def abefore_agent(self, state: Any, runtime: Any) -> None:
-        return None
+    """A middleware of the bridge's shape (a model and a tool wrap) that does nothing: what
+    LangChain's extension point costs by itself (it traces each wrap hook)."""
 
     async def awrap_model_call(self, request: Any, handler: Any) -> Any:
         return await handler(request)
 
     async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
         return await handler(request)
-
-    async def aafter_agent(self, state: Any, runtime: Any) -> None:
-        return None
 
 
 @tool
