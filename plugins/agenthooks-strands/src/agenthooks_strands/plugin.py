@@ -503,11 +503,7 @@ class AgentHooksPlugin(Plugin):
 
     async def _tool(self, ctx: ExecuteToolContext, next_fn: Next) -> AsyncGenerator[Any, None]:
         state = self._states.get(id(ctx.agent))
-        if (
-            state is None
-            or ctx.tool is None
-            or state.quiet_tools
-        ):
+        if state is None or ctx.tool is None or state.quiet_tools:
             async for event in next_fn(ctx):
                 yield event
             return
