@@ -5,6 +5,7 @@ the clone changes is a new list)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 from agents import Agent
@@ -44,13 +45,36 @@ class HookedProvider(ModelProvider):
         await self.inner.aclose()
 
 
+def _fingerprint(agent: Agent[Any]) -> list[Any]:
+    """Every field of ``agent``, and the items of its lists: a clone made from it is still
+    good while each is the same object."""
+    values: list[Any] = []
+    for spec in dataclasses.fields(agent):
+        value = getattr(agent, spec.name)
+        values.append(value)
+        if isinstance(value, list):
+            values.append(len(value))
+            values.extend(value)
+    return values
+
+
 class Cloner:
     """Clones an agent graph (handoff targets included, cycles once)."""
 
     def __init__(self, with_approvals: bool) -> None:
         self.with_approvals = with_approvals
         self.clones: dict[int, Agent[Any]] = {}
-        self._keep: list[Agent[Any]] = []  # the originals, so their ids stay theirs
+        self._made: list[tuple[Agent[Any], list[Any]]] = []
+        """Each original and its fingerprint when cloned (which also keeps its id its own)."""
+
+    def current(self) -> bool:
+        """Whether no agent of the graph changed since it was cloned (the clones may be
+        used again)."""
+        for agent, seen in self._made:
+            now = _fingerprint(agent)
+            if len(now) != len(seen) or any(a is not b for a, b in zip(now, seen)):
+                return False
+        return True
 
     def clone(self, agent: Agent[Any]) -> Agent[Any]:
         """The hooked clone of ``agent`` (the same clone for the same agent)."""
@@ -70,7 +94,7 @@ class Cloner:
             changes["model"] = HookedModel(model, model_name(model))
         clone = agent.clone(**changes)
         self.clones[id(agent)] = clone
-        self._keep.append(agent)
+        self._made.append((agent, _fingerprint(agent)))
         clone.handoffs = [self._handoff(agent, item) for item in agent.handoffs]
         return clone
 

@@ -25,6 +25,8 @@ from .scope import ACTIVE, RunScope
 from .translate import parse_arguments, replace_user_text, user_text
 
 T = TypeVar("T")
+_CLONES_KEPT = 64
+"""Agent graphs whose clones a runner keeps."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -60,6 +62,18 @@ class AgentHooksRunner:
         self._paused: dict[str, str] = {}
         """The run id of each call a paused run waits on (a resumed run keeps its id)."""
         self._driving: set[asyncio.Task[None]] = set()
+        self._cloners: dict[tuple[int, bool], Cloner] = {}
+        """The clones of each agent graph run so far, used again while the graph is unchanged
+        (cloning costs more than a model turn of the SDK's loop)."""
+
+    def _clone(self, agent: Agent[Any]) -> Agent[Any]:
+        key = (id(agent), tools_hooked_bus(self.bus))
+        cloner = self._cloners.get(key)
+        if cloner is None or not cloner.current():
+            if len(self._cloners) >= _CLONES_KEPT:
+                self._cloners.pop(next(iter(self._cloners)))
+            cloner = self._cloners[key] = Cloner(with_approvals=key[1])
+        return cloner.clone(agent)
 
     # --- preparing a run -----------------------------------------------------------------
 
@@ -85,8 +99,7 @@ class AgentHooksRunner:
                     config, model=HookedModel(config.model, model_name(config.model))
                 )
         kwargs = {**kwargs, "run_config": config}
-        with_approvals = tools_hooked_bus(self.bus)
-        return _Prepared(Cloner(with_approvals).clone(agent), kwargs, owned)
+        return _Prepared(self._clone(agent), kwargs, owned)
 
     def _scope(self, agent: Agent[Any], input: Any, prepared: _Prepared) -> RunScope:
         run_id: str | None = None

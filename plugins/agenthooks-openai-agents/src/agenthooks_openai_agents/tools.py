@@ -111,13 +111,19 @@ class HookedTool:
     def __init__(self, tool: FunctionTool) -> None:
         self.original = tool
         self.policy = tool.needs_approval
-        # the SDK times the hooked tool itself; the copies below must not time it again
-        self.plain = copy.copy(tool)
-        self.plain.timeout_seconds = None
-        self.raising = copy.copy(tool)
-        self.raising.timeout_seconds = None
-        set_function_tool_failure_error_function(self.raising, None)
+        self._raising: FunctionTool | None = None
         self._described: BridgeTool | None = None
+
+    @property
+    def raising(self) -> FunctionTool:
+        """A copy of the tool that raises its errors instead of writing them for the model
+        (so ``on_tool_call_error`` sees them), made when first needed."""
+        if self._raising is None:
+            raising = copy.copy(self.original)
+            raising.timeout_seconds = None  # the SDK times the hooked tool itself
+            set_function_tool_failure_error_function(raising, None)
+            self._raising = raising
+        return self._raising
 
     @property
     def described(self) -> BridgeTool:
@@ -207,8 +213,10 @@ class HookedTool:
         """The SDK runs the tool: through the hook layer when anyone listens."""
         scope = current()
         if scope is None or not tools_hooked(scope.run):
+            # nobody listens: the tool as the SDK runs it (its own timeout, if any, is the
+            # hooked tool's too, which the SDK applies first)
             return await invoke_function_tool(
-                function_tool=self.plain, context=ctx, arguments=input
+                function_tool=self.original, context=ctx, arguments=input
             )
         run = scope.run
         call_id = ctx.tool_call_id

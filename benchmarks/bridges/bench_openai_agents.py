@@ -1,0 +1,97 @@
+"""The Agents SDK bridge's cost: the same scripted run (2 model calls, 1 tool call, the SDK's
+own ``ScriptedModel``) with ``agents.Runner`` alone, with ``AgentHooksRunner`` and no handler,
+and with five observers; interleaved rounds in one process, medians.
+
+Run: ``.venv/bin/python benchmarks/bridges/bench_openai_agents.py [rounds]``
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from agenthooks import HookBus  # noqa: E402
+from agenthooks_openai_agents import AgentHooksRunner  # noqa: E402
+from agents import Agent, Runner, function_tool, set_tracing_disabled  # noqa: E402
+from agents.testing import ScriptedModel, assistant_message, function_call  # noqa: E402
+from harness import interleaved, report  # noqa: E402
+
+set_tracing_disabled(True)
+
+
+@function_tool
+def read_file(path: str) -> str:
+    """Read a file."""
+    return f"contents of {path}"
+
+
+def agent() -> Agent[Any]:
+    return Agent(
+        name="assistant", instructions="Be brief.", model=ScriptedModel(), tools=[read_file]
+    )
+
+
+def script(agent: Agent[Any]) -> Agent[Any]:
+    """The agent with its scripted model's two answers queued for one more run (one agent
+    serves every run, as in an application)."""
+    model = agent.model
+    assert isinstance(model, ScriptedModel)
+    model.extend(
+        [
+            [function_call("read_file", {"path": "/tmp/b.txt"}, call_id="call_1")],
+            [assistant_message("done")],
+        ]
+    )
+    return agent
+
+
+def observed() -> HookBus:
+    bus = HookBus()
+    for event in (
+        "on_loop_start",
+        "pre_request",
+        "on_response",
+        "pre_tool_call",
+        "on_tool_call_result",
+    ):
+        bus.on(event, lambda ctx: None)
+    return bus
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    bare = AgentHooksRunner(HookBus())
+    five = AgentHooksRunner(observed())
+    agents = [agent(), agent(), agent()]
+
+    async def sdk_alone() -> object:
+        return await Runner.run(script(agents[0]), "Read /tmp/b.txt")
+
+    async def bridge_no_handlers() -> object:
+        return await bare.run(script(agents[1]), "Read /tmp/b.txt")
+
+    async def bridge_five_observers() -> object:
+        return await five.run(script(agents[2]), "Read /tmp/b.txt")
+
+    medians = interleaved(
+        {
+            "Agents SDK alone": sdk_alone,
+            "bridge, no handlers": bridge_no_handlers,
+            "bridge, five observers": bridge_five_observers,
+        },
+        rounds,
+    )
+    report(
+        f"OpenAI Agents SDK, 2 model calls + 1 tool call, {rounds} rounds",
+        medians,
+        "Agents SDK alone",
+        calls=3,
+        targets={"bridge, no handlers": 0.1, "bridge, five observers": 0.5},
+    )
+
+
+if __name__ == "__main__":
+    main()
