@@ -21,6 +21,10 @@ A = TypeVar("A")
 T = TypeVar("T")
 
 
+_ANSWERED: Any = object()
+"""What ``asked`` holds when the hook layer answered without calling the framework."""
+
+
 class Handoff(Generic[Q, A]):
     """The framework's call as the hook layer sees it, answered by ADK.
 
@@ -42,7 +46,7 @@ class Handoff(Generic[Q, A]):
 
     async def __call__(self, request: Q) -> A:
         self.calls += 1
-        if self.calls > 1:
+        if self.calls > 1 or self.asked.done():
             return await self.again(request)
         self.asked.set_result(request)
         return await self.answer
@@ -82,14 +86,20 @@ async def start(
     ``task`` holds its answer)."""
     task = asyncio.get_running_loop().create_task(layer)
     pending = Pending(handoff, task)
+    asked = handoff.asked
+
+    # one future to wait on (cheaper than asyncio.wait): the request, or the layer's end
+    def answered(_: object) -> None:
+        if not asked.done():
+            asked.set_result(_ANSWERED)
+
+    task.add_done_callback(answered)
     try:
-        await asyncio.wait((task, handoff.asked), return_when=asyncio.FIRST_COMPLETED)
+        reached = await asked is not _ANSWERED
     except BaseException:
         task.cancel()
         raise
-    if handoff.asked.done():
-        return pending, True
-    return pending, False
+    return pending, reached
 
 
 async def finish(pending: Pending[Q, A, T]) -> T:

@@ -27,8 +27,6 @@ Each ADK invocation is one agenthooks run (its ``run_id`` is ADK's invocation id
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +107,10 @@ class _Run:
     denied: Deny | None = None
     """A ``Deny`` that ended the run (its start, a model call): the answer is its reason."""
     final: AgentResponse | None = None
+    answer: str | None = None
+    answered_run: bool = False
+    """The run answered (``answer``) and nobody heard ``post_agent``: ``final`` is built
+    from the answer at the end."""
     paused: list[PendingCall] = field(default_factory=list)
     terminated: bool = False
     models: dict[asyncio.Task[Any] | None, _ModelCall] = field(default_factory=dict)
@@ -160,19 +162,13 @@ class AgentHooksPlugin(BasePlugin):
             return None
         return state
 
-    @contextlib.asynccontextmanager
-    async def _failing(self, state: _Run | None) -> AsyncIterator[None]:
-        """A failure of ours (a handler's, a typed denial) ends the run with it before ADK
+    async def _fail(self, state: _Run, exc: BaseException) -> None:
+        """A failure of ours (a handler's, a typed denial) ends the run with it, before ADK
         wraps it in its RuntimeError."""
-        try:
-            yield
-        except asyncio.CancelledError:
-            raise
-        except BaseException as exc:
-            if state is not None:
-                self._runs.pop(state.run.run_id, None)
-                await asyncio.shield(state.run.error(exc))
-            raise
+        if isinstance(exc, asyncio.CancelledError):
+            return
+        self._runs.pop(state.run.run_id, None)
+        await asyncio.shield(state.run.error(exc))
 
     def _watch(self, state: _Run) -> None:
         """ADK calls no callback for a cancelled run: watch the task running its agents."""
@@ -212,7 +208,7 @@ class AgentHooksPlugin(BasePlugin):
         a tool confirmation."""
         state = self._open(invocation_context)
         run = state.run
-        async with self._failing(state):
+        try:
             answers = [
                 p.function_response
                 for p in user_message.parts or ()
@@ -238,6 +234,9 @@ class AgentHooksPlugin(BasePlugin):
             if got != message:
                 return patch_text(user_message, got)
             return None
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def _resumed(
         self, state: _Run, ic: InvocationContext, answers: list[types.FunctionResponse]
@@ -304,7 +303,7 @@ class AgentHooksPlugin(BasePlugin):
         if state is None:
             return None
         run = state.run
-        async with self._failing(state):
+        try:
             self._watch(state)
             await run.loop_start()
             if not self.bus.provider_stack and _MODEL_EVENTS.isdisjoint(self.bus.listened):
@@ -322,6 +321,9 @@ class AgentHooksPlugin(BasePlugin):
                 state.models[asyncio.current_task()] = _ModelCall(pending, view, llm_request)
                 return None
             return await self._model_answer(state, await finish(pending), None)
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
@@ -332,7 +334,7 @@ class AgentHooksPlugin(BasePlugin):
         state = self._of(callback_context)
         if state is None:
             return None
-        async with self._failing(state):
+        try:
             call = state.models.pop(asyncio.current_task(), None)
             if call is None:
                 if llm_response.usage_metadata is not None:
@@ -342,6 +344,9 @@ class AgentHooksPlugin(BasePlugin):
             call.read = read_response(llm_response)
             call.pending.handoff.give(call.read)
             return await self._model_answer(state, await finish(call.pending), call)
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
@@ -354,7 +359,7 @@ class AgentHooksPlugin(BasePlugin):
         call = state.models.pop(asyncio.current_task(), None)
         if call is None:
             return None
-        async with self._failing(state):
+        try:
             call.pending.handoff.fail(error)
             try:
                 got = await finish(call.pending)
@@ -365,6 +370,9 @@ class AgentHooksPlugin(BasePlugin):
                     CAPABILITIES.require("on_model_error", "error")
                 raise
             return await self._model_answer(state, got, None)
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def _model_answer(
         self, state: _Run, got: ProviderResponse | Deny, call: _ModelCall | None
@@ -374,18 +382,19 @@ class AgentHooksPlugin(BasePlugin):
             return LlmResponse(content=answer_content(got.text()))
         base = call.read.raw if call is not None and call.read is not None else None
         if call is not None and got is call.read:
-            await self._assistant(state, base)
+            await self._assistant(state, got)
             return None
         response = write_response(got, base)
-        await self._assistant(state, response)
+        await self._assistant(state, got)
         return None if response is base else response
 
-    async def _assistant(self, state: _Run, response: LlmResponse | None) -> None:
+    async def _assistant(self, state: _Run, read: ProviderResponse | LlmResponse) -> None:
         """``on_message`` for a model turn that calls tools (the final answer's comes after
         ``post_agent``)."""
-        if response is None or not state.run.listened("on_message"):
+        if not state.run.listened("on_message"):
             return
-        read = read_response(response)
+        if isinstance(read, LlmResponse):
+            read = read_response(read)
         if read.tool_calls:
             await state.run.message(
                 ChatMessage(
@@ -417,7 +426,7 @@ class AgentHooksPlugin(BasePlugin):
             return None
         run = state.run
         call_id = tool_context.function_call_id or ""
-        async with self._failing(state):
+        try:
             confirmation = tool_context.tool_confirmation
             if confirmation is not None and not confirmation.confirmed:
                 reason = state.rejected.get(call_id) or _rejection(confirmation)
@@ -465,6 +474,9 @@ class AgentHooksPlugin(BasePlugin):
                 )
                 return {"error": WAITING}
             return await self._tool_answer(state, outcome, tool_context, None)
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def after_tool_callback(
         self,
@@ -482,7 +494,7 @@ class AgentHooksPlugin(BasePlugin):
         if call_id in state.answered:
             state.answered.discard(call_id)
             return None
-        async with self._failing(state):
+        try:
             call = state.tools.pop(call_id, None)
             if call is None:
                 if state.run.listened("on_message"):
@@ -491,6 +503,9 @@ class AgentHooksPlugin(BasePlugin):
             call.pending.handoff.give(result)
             outcome = await finish(call.pending)
             return await self._tool_answer(state, outcome, tool_context, result)
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def on_tool_error_callback(
         self,
@@ -511,12 +526,15 @@ class AgentHooksPlugin(BasePlugin):
         if isinstance(error, asyncio.CancelledError):
             call.pending.task.cancel()  # ADK goes on cancelling: nothing to answer
             return None
-        async with self._failing(state):
+        try:
             call.pending.handoff.fail(error)
             outcome = await finish(call.pending)
             if outcome.is_error and outcome.error is error:
                 return None
             return await self._tool_answer(state, outcome, tool_context, None)
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def _tool_answer(
         self,
@@ -583,9 +601,13 @@ class AgentHooksPlugin(BasePlugin):
                     agent=run.agent,
                 )
             return None  # a pause (a confirmation asked) or a long-running call
-        async with self._failing(state):
+        try:
             await run.loop_end()
             text = text_of(event.content)
+            if not run.listened("post_agent") and not run.listened("on_message"):
+                # the answer is built once, at the end
+                state.answer, state.answered_run = text, True
+                return None
             answer = AgentResponse(
                 content=text, usage=run.usage, iterations=_iterations(run), agent=run.agent
             )
@@ -599,6 +621,9 @@ class AgentHooksPlugin(BasePlugin):
                     update={"content": patch_text(event.content, final.content)}
                 )
             return None
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         """The invocation ended without an error: done, paused, or aborted."""
@@ -620,6 +645,11 @@ class AgentHooksPlugin(BasePlugin):
             )
         elif state.final is not None:
             await run.done(state.final)
+        elif state.answered_run:
+            final = AgentResponse(
+                content=state.answer, usage=run.usage, iterations=_iterations(run), agent=run.agent
+            )
+            await run.done(final)
         else:
             # ADK ends a run whose caller stopped reading its events (an early close) the
             # way it ends a completed one

@@ -116,9 +116,8 @@ def _is_thought(part: types.Part) -> bool:
 
 
 def _calls_of(parts: Iterable[types.Part]) -> list[ToolCall]:
-    # read from google-genai's validated types: built without validating them again
     return [
-        ToolCall.model_construct(id=fc.id or "", name=fc.name or "", arguments=dict(fc.args or {}))
+        ToolCall(id=fc.id or "", name=fc.name or "", arguments=dict(fc.args or {}))
         for p in parts
         if (fc := p.function_call) is not None
     ]
@@ -254,7 +253,7 @@ def function_spec(fd: types.FunctionDeclaration) -> dict[str, Any]:
 def _messages_of(content: types.Content) -> list[tuple[ChatMessage, _Segment]]:
     parts = list(content.parts or ())
     if content.role == "model":
-        message = ChatMessage.model_construct(
+        message = ChatMessage(
             role="assistant",
             content=_join_text(parts),
             tool_calls=_calls_of(parts),
@@ -266,7 +265,7 @@ def _messages_of(content: types.Content) -> list[tuple[ChatMessage, _Segment]]:
 
     def flush() -> None:
         if pending:
-            message = ChatMessage.model_construct(role="user", content=_join_text(pending))
+            message = ChatMessage(role="user", content=_join_text(pending))
             out.append((message, _Segment(content, list(pending))))
             pending.clear()
 
@@ -277,7 +276,7 @@ def _messages_of(content: types.Content) -> list[tuple[ChatMessage, _Segment]]:
             continue
         flush()
         text, is_error = function_response_text(fr.response)
-        message = ChatMessage.model_construct(
+        message = ChatMessage(
             role="tool", content=text, tool_call_id=fr.id, name=fr.name, is_error=is_error
         )
         out.append((message, _Segment(content, [part])))
