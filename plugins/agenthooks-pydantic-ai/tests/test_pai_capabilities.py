@@ -322,3 +322,20 @@ async def test_post_agent_deny_on_a_structured_output_raises_run_denied() -> Non
 def test_the_capability_takes_a_bus() -> None:
     with pytest.raises(TypeError, match="takes an agenthooks HookBus, not dict"):
         AgentHooksCapability({})  # type: ignore[arg-type]
+
+
+async def test_a_next_turn_model_from_a_hook_raises_unsupported_return_error() -> None:
+    bus = HookBus()
+    bus.on("prepare_next_turn", lambda ctx: {"model": "cheaper-model"})
+    agent, _ = file_agent(conversation_script(), bus)
+
+    with pytest.raises(UnsupportedReturnError) as raised:
+        await agent.run(PROMPT)
+
+    error = raised.value
+    assert (error.event, error.key, error.framework) == (
+        "prepare_next_turn",
+        "model",
+        "Pydantic AI",
+    )
+    assert "chooses the next turn's model" in str(error)

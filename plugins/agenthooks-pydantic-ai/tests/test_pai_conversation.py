@@ -23,6 +23,7 @@ EXPECTED = [
     "on_tool_call_result",
     "on_message",
     "on_loop_end",
+    "prepare_next_turn",
     "on_loop_start",
     "pre_request",
     "on_response",

@@ -22,6 +22,7 @@ CAPABILITIES = Capabilities(
             "on_tool_call_result",
             "on_tool_call_error",
             "on_loop_end",
+            "prepare_next_turn",
             "post_agent",
             "on_chat_done",
             "on_chat_paused",
@@ -54,6 +55,10 @@ CAPABILITIES = Capabilities(
         "on_chat_start.deny": (
             "a run whose output cannot be text (a structured output_type) is refused by "
             "raising RunDenied, not with the reason as its answer"
+        ),
+        "prepare_next_turn": (
+            "a Pydantic AI agent chooses the next turn's model, provider, thinking and "
+            "history itself (model selectors, capabilities), not from a hook's return"
         ),
         "pre_agent": "Pydantic AI has no step between the user message and the first model turn",
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",

@@ -42,6 +42,7 @@ from agenthooks import (
     Deny,
     HookBus,
     PendingCall,
+    PrepareNextTurnContext,
     ProviderRequest,
     ProviderResponse,
     ToolCall,
@@ -108,7 +109,7 @@ class _RunHooks(AgentHooksCapability):
         self.held: ChatMessage | None = None
         """The last assistant message without tool calls: announced (``on_message``) after
         ``post_agent`` when it is the answer, at the next turn when it is not."""
-        self.answered = False
+        self.history_length = 0
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         return self
@@ -127,6 +128,7 @@ class _RunHooks(AgentHooksCapability):
             session_id=ctx.conversation_id,
         )
         self.run = run
+        self.history_length = len(ctx.messages)
         async with run:
             await self._start(run, ctx)
             result: AgentRunResult[Any] = await handler()
@@ -251,6 +253,10 @@ class _RunHooks(AgentHooksCapability):
         if self.denied is not None:
             return self._denied_answer(request_context, self.denied)
         await self._flush_held(run)
+        if run.iteration is not None:
+            await run.loop_end()
+            if "prepare_next_turn" in run.bus.listened:
+                await self._prepare_next_turn(run, request_context)
         await run.loop_start()
         bus = run.bus
         if not bus.provider_stack and _MODEL_EVENTS.isdisjoint(bus.listened):
@@ -302,6 +308,32 @@ class _RunHooks(AgentHooksCapability):
         response = translate.model_response(got, None)
         await self._announce(run, response)
         return response
+
+    async def _prepare_next_turn(
+        self, run: BridgeRun, request_context: ModelRequestContext
+    ) -> None:
+        """``prepare_next_turn`` between two model turns (the limits plugin counts turns,
+        tokens and cost there). Pydantic AI's agent picks the next turn's model and history
+        itself, so a return that changes them is a typed error, never ignored."""
+        transcript = translate.chat_messages(request_context.messages)
+        messages = transcript.messages
+        last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
+        fields: dict[str, Any] = {
+            "message": messages[last] if last >= 0 else None,
+            "tool_messages": [m for m in messages[last + 1 :] if m.role == "tool"],
+            "new_messages": translate.chat_messages(
+                request_context.messages[self.history_length :]
+            ).messages,
+            "messages": messages,
+            "provider": None,
+            "model": request_context.model.model_name,
+            "thinking": None,
+        }
+        got = await run.fire("prepare_next_turn", PrepareNextTurnContext, **fields)
+        if isinstance(got, PrepareNextTurnContext):
+            for key in ("provider", "model", "thinking", "messages"):
+                if getattr(got, key) is not fields[key] and getattr(got, key) != fields[key]:
+                    CAPABILITIES.require("prepare_next_turn", key)
 
     def _denied_answer(self, request_context: ModelRequestContext, deny: Deny) -> ModelResponse:
         """The run ends denied: the reason is the answer where the output may be text, else
