@@ -42,7 +42,9 @@ async def test_ask_pauses_and_an_approval_runs_the_call(
     assert paused.stop_reason == "interrupt"
     [interrupt] = paused.interrupts
     assert interrupt.name == APPROVAL
+    first_run = recorder.of("on_chat_end")[0].run_id
     assert interrupt.reason == {
+        "run_id": first_run,
         "tool_call_id": "call_1",
         "tool": "delete_file",
         "arguments": {"path": "/tmp/a.txt"},
@@ -54,7 +56,6 @@ async def test_ask_pauses_and_an_approval_runs_the_call(
     assert [(p.call_id, p.tool, p.reason) for p in response.pending] == [
         ("call_1", "delete_file", "deleting needs a human")
     ]
-    first_run = recorder.of("on_chat_end")[0].run_id
     recorder.clear()
 
     result = await agent.invoke_async(answer(paused, Approve()))
@@ -102,3 +103,32 @@ async def test_plain_approvals(make, asks: None, response: Any) -> None:
     await agent.invoke_async(answer(paused, response))
 
     assert ("delete_file", "/tmp/a.txt") in RAN
+
+
+async def test_a_restored_agent_resumes_the_paused_run(tmp_path: Any) -> None:
+    from strands.session import FileSessionManager
+    from strands_helpers import build
+
+    def restored(script: list[Any]) -> Any:
+        bus = HookBus()
+        recorder = HookRecorder()
+        recorder.attach(bus)
+        bus.on("pre_tool_call", lambda ctx: Ask("deleting needs a human"), match="delete_file")
+        manager = FileSessionManager(session_id="s1", storage_dir=str(tmp_path))
+        agent, model = build(bus, script, session_manager=manager)
+        return agent, model, recorder
+
+    first, _, before = restored(None)  # the shared conversation's script
+    paused = await first.invoke_async(USER)
+    assert paused.stop_reason == "interrupt"
+
+    # another process: a new agent, a new bus, the session Strands stored
+    second, model, after = restored(["done"])
+    result = await second.invoke_async(answer(paused, {"approved": True}))
+
+    assert str(result).strip() == "done"
+    assert ("delete_file", "/tmp/a.txt") in RAN
+    assert tool_results(model)["call_1"] == ("success", "deleted /tmp/a.txt")
+    resumed = after.of("on_run_resumed")[0]
+    assert resumed.run_id == before.of("on_chat_paused")[0].run_id
+    assert [p.call_id for p in resumed.pending] == ["call_1"]

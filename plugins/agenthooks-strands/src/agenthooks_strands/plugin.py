@@ -109,6 +109,7 @@ class _State:
         "last_text",
         "between",
         "model_id",
+        "resumed",
         "quiet_model",
         "quiet_tools",
         "heard",
@@ -132,6 +133,8 @@ class _State:
         self.between: list[ChatMessage] | None = None
         """The transcript after a turn's tool results: the next model call is a next turn."""
         self.model_id = ""
+        self.resumed = False
+        """The run continues a paused one: its calls may carry a human's answer."""
 
 
 class AgentHooksPlugin(Plugin):
@@ -157,7 +160,6 @@ class AgentHooksPlugin(Plugin):
         super().__init__()
         self.bus = bus
         self._states: dict[int, _State] = {}
-        self._paused: dict[int, tuple[str, list[PendingCall]]] = {}
         self._bridge_tools: weakref.WeakKeyDictionary[Any, BridgeTool] = weakref.WeakKeyDictionary()
         self._added: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self._added_strong: dict[int, set[str]] = {}
@@ -183,23 +185,27 @@ class AgentHooksPlugin(Plugin):
             async for event in next_fn(ctx):
                 yield event
             return
-        paused = self._paused.pop(key, None)
+        # Strands hands a pass the interrupts it resumes (empty otherwise): ours carry the run
+        asked = [
+            i for i in ctx._interrupts.values() if i.name == APPROVAL and isinstance(i.reason, dict)
+        ]
         text = _user_text(ctx.messages) if not _INPUT.isdisjoint(self.bus.listened) else ""
         run = BridgeRun(
             self.bus,
             CAPABILITIES,
             agent=str(getattr(agent, "name", None) or "agent"),
-            run_id=paused[0] if paused is not None else _trace_id(agent),
+            run_id=str(asked[0].reason.get("run_id") or "") or None if asked else _trace_id(agent),
             session_id=getattr(agent, "session_id", None),
         )
         state = _State(run, text, self.bus)
+        state.resumed = bool(asked)
         self._stages(agent, state)
         self._states[key] = state
         try:
             async with run:
                 try:
-                    if paused is not None:
-                        await self._resumed(run, ctx, paused[1])
+                    if asked:
+                        await self._resumed(run, asked)
                     else:
                         names = agent.tool_names if run.listened("on_chat_start") else []
                         got = await run.start(text, tools=names)
@@ -226,7 +232,7 @@ class AgentHooksPlugin(Plugin):
                 if state.failure is not None:
                     raise state.failure
                 if stop is not None:
-                    await self._finish(key, state, stop)
+                    await self._finish(state, stop)
         finally:
             if self._states.get(key) is state:
                 del self._states[key]
@@ -244,34 +250,25 @@ class AgentHooksPlugin(Plugin):
             added.add("tool")
             agent.add_middleware(ExecuteToolStage, self._tool)
 
-    async def _resumed(
-        self, run: BridgeRun, ctx: AgentStreamContext, pending: list[PendingCall]
-    ) -> None:
-        # the answers Strands holds for this pass's interrupts (the context's snapshot)
+    async def _resumed(self, run: BridgeRun, asked: list[Any]) -> None:
+        """``on_run_resumed``: the calls the run waited on and the answers it resumes with."""
         decisions = {
-            str(i.reason["tool_call_id"]): _decision(i.response)
-            for i in ctx._interrupts.values()
-            if i.name == APPROVAL and isinstance(i.reason, dict) and i.response is not None
+            str(i.reason.get("tool_call_id", "")): _decision(i.response)
+            for i in asked
+            if i.response is not None
         }
+        pending = _pending(asked)
         await run.fire(
             "on_run_resumed", RunResumedContext, pending=pending, decisions=decisions, records=0
         )
 
-    async def _finish(self, key: int, state: _State, stop: EventLoopStopEvent) -> None:
+    async def _finish(self, state: _State, stop: EventLoopStopEvent) -> None:
         run = state.run
         stop_reason, message, _metrics, _request_state, interrupts, structured, *_ = stop["stop"]
         if stop_reason == "interrupt":
-            pending = [
-                PendingCall(
-                    call_id=str(i.reason.get("tool_call_id", "")),
-                    tool=str(i.reason.get("tool", "")),
-                    arguments=dict(i.reason.get("arguments", {})),
-                    reason=str(i.reason.get("reason", "")),
-                )
-                for i in interrupts or ()
-                if i.name == APPROVAL and isinstance(i.reason, dict)
-            ]
-            self._paused[key] = (run.run_id, pending)
+            pending = _pending(
+                [i for i in interrupts or () if i.name == APPROVAL and isinstance(i.reason, dict)]
+            )
             await run.paused(
                 AgentResponse(
                     content=None,
@@ -512,7 +509,7 @@ class AgentHooksPlugin(Plugin):
         call_id = str(tool_use["toolUseId"])
         tool = self._tool_of(ctx.tool)
         try:
-            answer = _answer(ctx)
+            answer = _answer(ctx) if state.resumed else None
             if isinstance(answer, Deny):
                 reason = answer.text(tool.name)
                 await run.fire(
@@ -579,6 +576,7 @@ class AgentHooksPlugin(Plugin):
             ctx.interrupt(
                 APPROVAL,
                 reason={
+                    "run_id": run.run_id,
                     "tool_call_id": call_id,
                     "tool": call.name,
                     "arguments": dict(outcome.call.arguments),
@@ -781,6 +779,19 @@ def _answer(ctx: ExecuteToolContext) -> Approve | Deny | None:
     except InterruptException:
         return None
     return _decision(response)
+
+
+def _pending(asked: list[Any]) -> list[PendingCall]:
+    """The calls our approval interrupts wait on, from what each interrupt carries."""
+    return [
+        PendingCall(
+            call_id=str(i.reason.get("tool_call_id", "")),
+            tool=str(i.reason.get("tool", "")),
+            arguments=dict(i.reason.get("arguments", {})),
+            reason=str(i.reason.get("reason", "")),
+        )
+        for i in asked
+    ]
 
 
 def _decision(response: Any) -> Approve | Deny:
