@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agenthooks_openai_agents import AgentHooksRunner
-from agents import function_tool
+from agents import RunState, function_tool
 from conftest import USER, Recorder, read_file, scripted_agent, tool_outputs
 
 from agenthooks import Ask, HookBus
@@ -102,3 +102,22 @@ async def test_a_rejected_call_never_runs_and_the_model_reads_the_reason(
     assert ran == []
     assert tool_outputs(model, 1)["call_1"] == "Not on Fridays."
     assert recorder.names[-2:] == ["on_chat_done", "on_chat_end"]
+
+
+async def test_a_state_restored_from_json_resumes_through_the_hooks(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    runner, agent, model, result = await paused_run(bus)
+    data = result.to_state().to_json()
+    restored = await RunState.from_json(agent, data)  # with the user's own agent
+    restored.approve(restored.get_interruptions()[0])
+    recorder.seen.clear()
+
+    resumed = await runner.run(agent, restored)
+
+    assert resumed.final_output == "done"
+    assert ran == ["/tmp/a.txt"]
+    assert [c.call.id for c in recorder.of("pre_tool_call")] == ["call_1"]
+    assert [c.call.id for c in recorder.of("on_tool_call_result")] == ["call_1"]
+    assert len(recorder.of("pre_request")) == 1
+    assert tool_outputs(model, 1)["call_1"] == "deleted /tmp/a.txt"

@@ -58,6 +58,18 @@ def _fingerprint(agent: Agent[Any]) -> list[Any]:
     return values
 
 
+def hooked(agent: Agent[Any]) -> bool:
+    """Whether ``agent`` is a clone this bridge made (its model, tools or handoffs report to
+    the run), or has nothing of its own to hook."""
+    if isinstance(agent.model, HookedModel):
+        return True
+    parts = [t.on_invoke_tool for t in agent.tools if isinstance(t, FunctionTool)]
+    parts += [h.on_invoke_handoff for h in agent.handoffs if isinstance(h, Handoff)]
+    if any(isinstance(getattr(p, "__self__", p), (HookedTool, _HandoffInvoker)) for p in parts):
+        return True
+    return not parts and not isinstance(agent.model, Model) and not agent.handoffs
+
+
 class Cloner:
     """Clones an agent graph (handoff targets included, cycles once)."""
 

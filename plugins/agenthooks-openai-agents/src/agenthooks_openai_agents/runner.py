@@ -19,7 +19,7 @@ from agenthooks.events import RunResumedContext, StopContext
 from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
-from .cloning import Cloner, HookedProvider, model_name
+from .cloning import Cloner, HookedProvider, hooked, model_name
 from .model import HookedModel
 from .scope import ACTIVE, RunScope
 from .translate import parse_arguments, replace_user_text, user_text
@@ -118,14 +118,16 @@ class AgentHooksRunner:
             provider = provider.inner
         return RunScope(run, approved=approved, provider=provider)
 
-    async def _begin(self, scope: RunScope, agent: Agent[Any], input: Any) -> Any:
+    async def _begin(
+        self, scope: RunScope, agent: Agent[Any], input: Any, prepared: _Prepared
+    ) -> Any:
         """The start events; the input the SDK runs on (rewritten by ``on_user_message``)."""
         run = scope.run
         if isinstance(input, RunState):
             if "on_run_resumed" in run.bus.listened:
                 pending = [_pending(item, scope) for item in input.get_interruptions()]
                 await run.fire("on_run_resumed", RunResumedContext, pending=pending)
-            return input
+            return await _adopt(input, prepared)
         text = user_text(input)
         scope.input = text
         tools = [t.name for t in agent.tools] if "on_chat_start" in run.bus.listened else []
@@ -200,7 +202,7 @@ class AgentHooksRunner:
         scope = self._scope(starting_agent, input, prepared)
         try:
             async with scope.run:
-                sdk_input = await self._begin(scope, starting_agent, input)
+                sdk_input = await self._begin(scope, starting_agent, input, prepared)
                 token = ACTIVE.set(scope)
                 try:
                     result = await Runner.run(prepared.agent, sdk_input, **prepared.kwargs)
@@ -271,7 +273,7 @@ class AgentHooksRunner:
         try:
             async with scope.run:
                 try:
-                    await self._begin(scope, agent, input)
+                    await self._begin(scope, agent, input, prepared)
                 except BaseException as exc:
                     scope.refused = exc
                     raise
@@ -293,6 +295,19 @@ class AgentHooksRunner:
         finally:
             if prepared.owned is not None:
                 await prepared.owned.aclose()
+
+
+async def _adopt(state: RunState[Any], prepared: _Prepared) -> RunState[Any]:
+    """``state`` with the run's clones as its agents. A state restored from JSON with the
+    user's own agents (``RunState.from_json(agent, data)``) is restored again with the
+    clones, so the resumed part reports to the hooks too; its context is the JSON's, or the
+    ``context=`` the run was given."""
+    pending = state.get_interruptions()
+    if all(hooked(item.agent) for item in pending):
+        return state
+    return await RunState.from_json(
+        prepared.agent, state.to_json(), context_override=prepared.kwargs.get("context")
+    )
 
 
 async def _stopped(scope: RunScope, exc: BaseException) -> None:
