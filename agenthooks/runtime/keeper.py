@@ -7,6 +7,14 @@ takes the session over knows which calls may have run: a call of a tool marked
 ``@tool(idempotent=True)`` runs again by itself on resume; any other such call becomes
 pending again, its reason saying it may have run, and waits for a human's decision. Nothing
 is doubled silently.
+
+A store that fails during the run (a journal write before or after a tool, the paused state)
+leaves the same window, and it is closed the same way at once: the write's ``StoreError``
+ends the run (never a tool result: a call whose start could not be stored does not run), no
+later write is tried, and the end of the run stores the recovery of what the store holds (an
+approved call that did not start is pending with its approval; one that may have run asks
+again, unless idempotent). When the store cannot take even that, the claim is left to expire
+and the next process to read the session recovers it.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from ..bus.signals import RECORD_COUNTS
+from ..errors import ResumeError, StoreError
 from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
 from ..paused import Answer, PausedRun
 from ..stores.base import Progress, Release, SessionRow, Store
@@ -31,18 +40,36 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("agenthooks")
 
-INTERRUPTED = (
-    "interrupted: the process running this call stopped before its result was stored, so the "
-    "tool may have run; approve to run it again"
-)
-"""The reason of a recovered call whose tool may have run (a tool that is not idempotent)."""
-RERUN = (
-    "interrupted: the process running this call stopped before its result was stored; the "
-    "tool is idempotent and runs again on resume"
-)
-"""The reason of a recovered call of an idempotent tool (approved by the recovery)."""
-NOT_RUN = "not run: the process running the run stopped before this call ran"
-"""The reason of a recovered call that never started."""
+CRASHED = "the process running the run stopped"
+"""Why a run stopped, in a recovered call's reason, when its process died."""
+STORE_FAILED = "the run's store failed"
+"""Why a run stopped, in a recovered call's reason, when a write to its store failed."""
+
+
+def interrupted(cause: str) -> str:
+    """The reason of a recovered call whose tool may have run (a tool that is not idempotent)."""
+    return (
+        f"interrupted: {cause} before this call's result was stored, so the tool may have "
+        "run; approve to run it again"
+    )
+
+
+def rerun(cause: str) -> str:
+    """The reason of a recovered call of an idempotent tool (approved by the recovery)."""
+    return (
+        f"interrupted: {cause} before this call's result was stored; the tool is idempotent "
+        "and runs again on resume"
+    )
+
+
+def not_run(cause: str) -> str:
+    """The reason of a recovered call that never started."""
+    return f"not run: {cause} before this call ran"
+
+
+INTERRUPTED = interrupted(CRASHED)
+RERUN = rerun(CRASHED)
+NOT_RUN = not_run(CRASHED)
 
 
 def owner_token() -> str:
@@ -54,9 +81,18 @@ class Keeper:
     """The claim and journal of one run on a stored session (the run's ``journal``)."""
 
     def __init__(
-        self, store: Store, session_id: str, owner: str, lease: float, stored: int, start: int
+        self,
+        store: Store,
+        session_id: str,
+        owner: str,
+        lease: float,
+        stored: int,
+        start: int,
+        agent: Agent,
     ) -> None:
         self.store = store
+        self.agent = agent
+        """The session's agent (a recovery looks its tools up)."""
         self.session_id = session_id
         self.owner = owner
         self.lease = lease
@@ -66,6 +102,8 @@ class Keeper:
         """Where the run's messages begin in the history."""
         self.started: list[str] = []
         self.paused: PausedRun | None = None
+        self.failed: StoreError | None = None
+        """The store's failure that ended the run; nothing more is written after it."""
         self._lock = asyncio.Lock()  # parallel tool calls write one at a time
         self._beat: asyncio.Task[None] | None = None
 
@@ -100,30 +138,55 @@ class Keeper:
     async def starting(self, run: Run, call: ToolCall) -> None:
         """Store what the run committed so far and that ``call`` may run from now on."""
         async with self._lock:
+            journal = capture(run, self.start).model_copy(
+                update={"started": [*self.started, call.id]}
+            )
+            await self._write(
+                run,
+                f"before call {call.id!r} ({call.name}) ran: it did not run",
+                journal=journal,
+            )
             self.started.append(call.id)
-            journal = capture(run, self.start).model_copy(update={"started": list(self.started)})
-            await self._write(run, journal=journal)
 
     async def committed(self, run: Run, call: ToolCall) -> None:
         """Store ``call``'s tool message."""
         async with self._lock:
-            await self._write(run)
+            await self._write(
+                run,
+                f"after call {call.id!r} ({call.name}) ran, before its result was stored: "
+                "resume() asks for it again (an idempotent tool runs again)",
+            )
 
     async def pausing(self, run: Run, response: AgentResponse) -> None:
         """Store the paused run before ``on_chat_paused`` fires."""
         async with self._lock:
-            self.paused = capture(run, self.start)
-            await self._write(run, paused=self.paused)
+            paused = capture(run, self.start)
+            await self._write(run, "as it paused: the pause was not stored", paused=paused)
+            self.paused = paused
 
     async def _write(
-        self, run: Run, journal: PausedRun | None = None, paused: PausedRun | None = None
+        self,
+        run: Run,
+        where: str,
+        journal: PausedRun | None = None,
+        paused: PausedRun | None = None,
     ) -> None:
+        if self.failed is not None:  # the run is ending: nothing more is written
+            raise self.failed
         new = run.history[self.stored :]
-        await self.store.progress(
-            self.session_id,
-            self.owner,
-            Progress(at=self.stored, messages=new, journal=journal, paused=paused),
-        )
+        try:
+            await self.store.progress(
+                self.session_id,
+                self.owner,
+                Progress(at=self.stored, messages=new, journal=journal, paused=paused),
+            )
+        except StoreError as exc:
+            self.failed = StoreError(
+                f"{exc}; the run stopped {where} (session.pending lists what waits)",
+                store=exc.store,
+                session_id=self.session_id,
+            )
+            raise self.failed from exc
         self.stored += len(new)
 
     # the end ----------------------------------------------------------------------------------
@@ -134,16 +197,48 @@ class Keeper:
         """Store the rest of the history and leave the session idle, or paused with the
         run's final ``on_event`` count; returns the paused run as stored."""
         await self.stop()
+        if self.failed is not None:
+            # in memory the run ends with messages the store never took (the calls it cut
+            # short): the session reads its history again from the store
+            history.clear()
+            return await self.recover()
         paused = self.paused
         if paused is not None:
             paused = paused.model_copy(update={"records": RECORD_COUNTS.get(run.run_id, 0)})
         end = Release("paused" if paused else "idle", started, denied, paused)
         async with self._lock:
-            await self.store.release(
-                self.session_id, self.owner, self.stored, history[self.stored :], end
-            )
+            try:
+                await self.store.release(
+                    self.session_id, self.owner, self.stored, history[self.stored :], end
+                )
+            except StoreError as exc:
+                self.failed = exc
+                history.clear()
+                await self.recover()
+                raise
             self.stored = len(history)
         return paused
+
+    async def recover(self) -> PausedRun | None:
+        """After a store failure: store the recovery of what the store holds (see the
+        module's docstring); returns the paused run it left, if any. Never raises: when the
+        store cannot take it, the claim expires and the next reader recovers the session."""
+        try:
+            row = await self.store.get(self.session_id)
+            if row is None or row.status != "running" or row.owner != self.owner:
+                return None  # nothing of ours to recover (released, or taken over)
+            history = await self.store.history(self.session_id)
+            state = recovered(row, history, self.agent, STORE_FAILED)
+            if await self.store.reset(self.session_id, row.version, state):
+                return state.paused
+        except (StoreError, ResumeError) as exc:
+            log.warning(
+                "session_recovery_failed",
+                session_id=self.session_id,
+                error=str(exc),
+                note="the claim expires after its lease; the next read recovers the session",
+            )
+        return None
 
     async def give_back(self, paused: PausedRun | None, started: bool, denied: str | None) -> None:
         """Release a claim before the run started (it failed to start): the session is as it
@@ -153,10 +248,13 @@ class Keeper:
         await self.store.release(self.session_id, self.owner, self.stored, [], end)
 
 
-def recovered(row: SessionRow, history: list[ChatMessage], root: Agent) -> Release:
-    """The state of a session whose process died while running it (its claim expired): the
-    calls left without a tool message are pending again (see the module's docstring), or the
-    session is idle when its last run had nothing left open."""
+def recovered(
+    row: SessionRow, history: list[ChatMessage], root: Agent, cause: str = CRASHED
+) -> Release:
+    """The state of a session whose run stopped before its end was stored (its process died,
+    ``cause`` the default, or its store failed): the calls left without a tool message are
+    pending again (see the module's docstring), or the session is idle when its last run had
+    nothing left open."""
     base = row.journal or row.paused
     idle = Release("idle", row.started, row.denied)
     if base is None or base.start >= len(history):
@@ -176,13 +274,13 @@ def recovered(row: SessionRow, history: list[ChatMessage], root: Agent) -> Relea
         if call.id in started:
             found = agent.scopes.lookup(call.name)
             if found is not None and found[0].idempotent:
-                reason = RERUN
+                reason = rerun(cause)
                 answers[call.id] = Answer(approved=True, by="recovery", at=time.time())
             else:
-                reason = INTERRUPTED
+                reason = interrupted(cause)
                 answers.pop(call.id, None)
         else:
-            reason = asked[call.id].reason if call.id in asked else NOT_RUN
+            reason = asked[call.id].reason if call.id in asked else not_run(cause)
         pending.append(
             PendingCall(call_id=call.id, tool=call.name, arguments=arguments, reason=reason)
         )
@@ -217,4 +315,16 @@ def _open_calls(history: list[ChatMessage]) -> list[ToolCall]:
     return []
 
 
-__all__ = ["INTERRUPTED", "NOT_RUN", "RERUN", "Keeper", "owner_token", "recovered"]
+__all__ = [
+    "CRASHED",
+    "INTERRUPTED",
+    "NOT_RUN",
+    "RERUN",
+    "STORE_FAILED",
+    "Keeper",
+    "interrupted",
+    "not_run",
+    "owner_token",
+    "recovered",
+    "rerun",
+]

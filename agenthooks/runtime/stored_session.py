@@ -84,20 +84,36 @@ async def claim_resume(
     processes doing this at once gets it, the others ``ResumeConflictError``."""
     store = session.store
     assert store is not None
-    lost = False
+    lost: PausedRun | None = None  # the paused run as it was when another process changed it
     for _ in range(ATTEMPTS):
         status = await read(session, must_exist=True)
         if status is not None and status.startswith("running"):
-            run_id = session._paused.run_id if session._paused is not None else "?"
+            row = await store.get(session.id)
+            winner = row.owner if row is not None else None
+            run_id = (
+                row.paused.run_id
+                if row is not None and row.paused is not None
+                else session._paused.run_id
+                if session._paused is not None
+                else lost.run_id
+                if lost is not None
+                else None
+            )
             raise ResumeConflictError(
                 f"session {session.id!r}: its run {run_id!r} is being resumed (or run) by "
-                f"another process: {status}",
+                f"another process (claim {winner!r}); this process ran nothing",
                 session_id=session.id,
+                run_id=run_id,
+                winner=winner,
             )
-        if lost and session._paused is None:
+        if lost is not None and _moved_on(lost, session._paused):
+            state_now = "paused again" if session._paused is not None else "idle"
             raise ResumeConflictError(
-                f"session {session.id!r}: another process resumed its paused run first",
+                f"session {session.id!r}: another process resumed its paused run "
+                f"{lost.run_id!r} first (the session is {state_now} now); this process ran "
+                "nothing",
                 session_id=session.id,
+                run_id=lost.run_id,
             )
         state = require_paused(f"session {session.id!r}", session._paused, session.id)
         decided = check(session.agent, state, given, session.id)
@@ -126,15 +142,31 @@ async def claim_resume(
                 await keeper.give_back(state, session._started, session.denied)
                 raise
             return keeper, answered, decided
-        lost = True
+        lost = state
     raise ResumeConflictError(
         f"session {session.id!r} kept changing in other processes", session_id=session.id
     )
 
 
+def _moved_on(before: PausedRun, now: PausedRun | None) -> bool:
+    """True when the paused run ``before`` is no longer what waits (another process resumed
+    it), not merely answered ahead by someone."""
+    if now is None or now.run_id != before.run_id:
+        return True
+    return [p.call_id for p in now.pending] != [p.call_id for p in before.pending]
+
+
 def _keeper(session: Session, owner: str, start: int) -> Keeper:
     assert session.store is not None
-    return Keeper(session.store, session.id, owner, session.lease, len(session._history), start)
+    return Keeper(
+        session.store,
+        session.id,
+        owner,
+        session.lease,
+        len(session._history),
+        start,
+        session.agent,
+    )
 
 
 __all__ = ["ATTEMPTS", "claim_chat", "claim_resume", "read"]

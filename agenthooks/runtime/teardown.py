@@ -69,7 +69,11 @@ async def end_paused(run: Run, response: AgentResponse, started: float) -> None:
     # the asked calls stay open (no tool message): resume() answers them
     failure: list[BaseException] = []
     if run.journal is not None:  # stored before anyone hears of the pause
-        await run.journal.pausing(run, response)
+        try:
+            await run.journal.pausing(run, response)
+        except Exception as exc:  # not stored: the run ends with that error, not paused
+            await end_failed(run, exc, started)
+            raise
 
     async def paused() -> None:
         try:

@@ -4,11 +4,18 @@ Install the extra: ``pip install 'agenthooks[postgres]'``. A read that precedes 
 locks its row (``SELECT ... FOR UPDATE``) and every change is conditional on the version or
 the owner, so processes on any number of machines share one database safely. Migrations take
 a transaction-level advisory lock, so two processes starting at once migrate once.
+
+Connections come from a ``psycopg_pool`` pool that checks each one before lending it, so a
+connection the server dropped (a restart, ``pg_terminate_backend``, a failover) is replaced,
+never used. A transaction the server rolled back because its connection was lost is tried
+again on a fresh connection while ``timeout`` lasts; a commit left unanswered is read back
+(see ``sql.py``). Then a ``StoreError`` names the store, the operation and the session.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import zlib
 from collections.abc import AsyncIterator, Sequence
@@ -16,10 +23,11 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
-from .sql import SQLStore, Tx, check_name
+from .sql import CommitUnknown, Failure, SQLStore, Tx, check_name
 
 if TYPE_CHECKING:
     import psycopg
+    from psycopg_pool import AsyncConnectionPool
 
 
 class _PostgresTx:
@@ -52,54 +60,120 @@ class PostgresStore(SQLStore):
 
     for_update = " FOR UPDATE"
 
-    def __init__(self, dsn: str, *, schema: str | None = None, prefix: str = "agenthooks_") -> None:
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str | None = None,
+        prefix: str = "agenthooks_",
+        timeout: float = 30.0,
+        pool_size: int = 4,
+    ) -> None:
         qualifier = "" if schema is None else f'"{check_name(schema, "schema")}".'
         super().__init__(prefix, qualifier)
         self.dsn = dsn
         self.schema = schema
-        self._conn: psycopg.AsyncConnection[Any] | None = None
-        self._lock = asyncio.Lock()
+        self.timeout = float(timeout)
+        """Seconds one operation may wait for a connection and retry a lost one."""
+        self.pool_size = pool_size
+        self._pool: AsyncConnectionPool[Any] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
         where = f", schema={self.schema!r}" if self.schema else ""
         return f"PostgresStore({_safe(self.dsn)!r}{where})"
 
-    async def _connect(self) -> psycopg.AsyncConnection[Any]:
+    async def _open(self) -> AsyncConnectionPool[Any]:
+        loop = asyncio.get_running_loop()
+        if self._pool is not None and self._loop is loop:
+            return self._pool
         try:
             import psycopg
+            from psycopg_pool import AsyncConnectionPool
         except ImportError:  # pragma: no cover - the extra is part of the dev install
             raise StoreError(
-                "PostgresStore needs psycopg 3: pip install 'agenthooks[postgres]'"
+                "PostgresStore needs psycopg 3 and psycopg_pool: pip install "
+                "'agenthooks[postgres]'",
+                store=repr(self),
             ) from None
-        conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=False)
-        if self.schema is not None:
-            await conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-            await conn.commit()
-        return conn
+        # a pool lives on the loop that opened it (its workers are that loop's tasks): a
+        # store used from another loop (one asyncio.run after another) opens its own
+        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            self.dsn,
+            connection_class=psycopg.AsyncConnection,
+            kwargs={"autocommit": False},
+            min_size=1,
+            max_size=max(1, self.pool_size),
+            open=False,
+            check=self._check,
+            timeout=self.timeout,
+            # a server that stays away: the pool stops its own attempts after ``timeout``
+            # (the next operation starts a new one) rather than backing off for minutes
+            reconnect_timeout=max(self.timeout, 1.0),
+            name=repr(self),
+        )
+        await pool.open(wait=False)
+        self._pool, self._loop = pool, loop
+        return pool
+
+    async def _check(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """The pool's check of a connection before lending it. One the server dropped means
+        the others idle beside it likely went too (a restart): they are all checked at once,
+        rather than one per pool backoff step (a second apart, then two...)."""
+        from psycopg_pool import AsyncConnectionPool
+
+        try:
+            await AsyncConnectionPool.check_connection(conn)
+        except Exception:
+            if self._pool is not None:
+                await self._pool.check()
+            raise
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Tx]:
-        async with self._lock:  # one connection: one transaction at a time in this process
-            conn = self._conn
-            if conn is None or conn.closed:
-                conn = self._conn = await self._connect()
+    async def transaction(self, write: bool = True) -> AsyncIterator[Tx]:
+        import psycopg
+
+        pool = await self._open()
+        async with pool.connection(timeout=self.timeout) as conn:
             try:
                 yield _PostgresTx(conn)
             except BaseException:
-                await asyncio.shield(conn.rollback())
+                if not conn.broken:
+                    with contextlib.suppress(psycopg.Error):
+                        await asyncio.shield(conn.rollback())
                 raise
-            await asyncio.shield(conn.commit())
+            try:
+                await asyncio.shield(conn.commit())
+            except psycopg.OperationalError as exc:
+                raise CommitUnknown(exc) from exc
+
+    def failure(self, exc: BaseException) -> Failure | None:
+        """A lost connection, a pool that found none in time, a serialization failure or a
+        deadlock: the transaction was rolled back, try again; any other database error
+        fails at once."""
+        import psycopg
+
+        if isinstance(exc, psycopg.OperationalError):
+            return "retry"
+        if isinstance(exc, (psycopg.Error, OSError)):
+            return "fail"
+        return None
+
+    def describe(self, exc: BaseException) -> str:
+        """The driver's error in one line."""
+        return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
     async def lock_schema(self, tx: Tx) -> None:
         key = zlib.crc32(f"agenthooks:{self.schema or ''}:{self.prefix}".encode())
         await tx.execute("SELECT pg_advisory_xact_lock(?)", (key,))
+        if self.schema is not None:  # under the lock: two processes never race to create it
+            await tx.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
 
     async def aclose(self) -> None:
-        """Close the connection (reopened on the next use)."""
-        async with self._lock:
-            conn, self._conn = self._conn, None
-            if conn is not None:
-                await conn.close()
+        """Close the pool's connections (a pool opens again on the next use)."""
+        pool, self._pool, self._loop = self._pool, None, None
+        if pool is not None:
+            await pool.close()
 
 
 def _safe(dsn: str) -> str:

@@ -3,23 +3,33 @@ transaction is opened, how parameters are written and whether a read can lock it
 
 Every change of state is conditional (``WHERE version = ?`` or ``WHERE owner = ?``) and made
 in a transaction; JSON goes in TEXT columns.
+
+A database failure is a ``StoreError`` naming the store, what it was doing and the session,
+never the driver's own exception. A transaction the database rolled back (a connection lost
+before its commit) is tried again while the store's ``timeout`` lasts, when the subclass
+says the failure is worth it (``failure``); a connection lost during the commit leaves the
+outcome unknown, so the store reads back the stamp the write set (its ``updated_at``) and
+tries again only when the write is not there. A stored value that does not parse is a
+``ResumeError`` naming the session and the column.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from ..errors import (
+    AgentHooksError,
     ClaimLostError,
     NotPausedError,
     NotPendingError,
+    ResumeError,
     StoreError,
     UnknownSessionError,
 )
@@ -28,12 +38,27 @@ from ..paused import Answer, PausedRun
 from .base import Progress, Release, SessionRow, Status
 from .migrations import migrate
 
-_MESSAGES = TypeAdapter(list[ChatMessage])
+_MESSAGE = TypeAdapter(ChatMessage)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,40}$")
 _COLUMNS = (
     "id, agent, status, version, owner, lease_until, started, denied, paused, journal, "
     "created_at, updated_at"
 )
+
+
+T = TypeVar("T")
+Failure = Literal["retry", "fail"]
+"""What a database exception means: ``retry`` (rolled back; another attempt may succeed),
+``fail`` (a ``StoreError`` at once)."""
+
+
+class CommitUnknown(Exception):
+    """The connection failed during the commit: the transaction may or may not have been
+    applied (raised by a subclass's ``transaction``; ``cause`` is the driver's error)."""
+
+    def __init__(self, cause: BaseException) -> None:
+        self.cause = cause
+        super().__init__(str(cause))
 
 
 class Tx(Protocol):
@@ -67,24 +92,117 @@ class SQLStore:
     for_update = ""
     """What a read that must lock its row appends (PostgreSQL: `` FOR UPDATE``)."""
 
+    timeout: float = 30.0
+    """Seconds one operation may wait (for a lock, a connection, a database coming back)."""
+
     def __init__(self, prefix: str = "agenthooks_", qualifier: str = "") -> None:
         self.prefix = check_name(prefix, "prefix")
         self._qualifier = qualifier
         self._ready = False
+        self._stamp = 0.0
 
     def table(self, name: str) -> str:
         """The full name of table ``name``."""
         return f"{self._qualifier}{self.prefix}{name}"
 
-    def transaction(self) -> AbstractAsyncContextManager[Tx]:
-        """A transaction: committed when the block ends, rolled back on an exception."""
+    def transaction(self, write: bool = True) -> AbstractAsyncContextManager[Tx]:
+        """A transaction: committed when the block ends, rolled back on an exception;
+        ``write=False`` for one that only reads (SQLite: it waits for no writer)."""
         raise NotImplementedError
+
+    def failure(self, exc: BaseException) -> Failure | None:
+        """What the database exception ``exc`` means for the operation; None for an
+        exception that is not the database's (it propagates as it is)."""
+        return None
+
+    def describe(self, exc: BaseException) -> str:
+        """The driver's error ``exc`` in words, for a ``StoreError``."""
+        return f"{type(exc).__name__}: {exc}"
+
+    def stamp(self) -> float:
+        """A time for ``updated_at`` that no earlier write of this store used: a write whose
+        commit went unanswered is found again by it."""
+        self._stamp = max(time.time(), self._stamp + 1e-6)
+        return self._stamp
+
+    async def atomic(
+        self,
+        what: str,
+        session_id: str | None,
+        body: Callable[[Tx], Awaitable[T]],
+        stamp: float | None = None,
+        *,
+        write: bool = True,
+    ) -> T:
+        """``body`` in one transaction; its result. A rolled-back failure is tried again
+        while ``timeout`` lasts; ``stamp`` (the ``updated_at`` a write sets) tells whether a
+        commit that went unanswered was applied. Anything else is a ``StoreError``."""
+        deadline = time.monotonic() + self.timeout
+        delay = 0.05
+        while True:
+            done = False
+            result: Any = None
+            try:
+                async with self.transaction(write) as tx:
+                    result = await body(tx)
+                    done = True
+                return result  # type: ignore[no-any-return]
+            except AgentHooksError:
+                raise
+            except CommitUnknown as unknown:
+                if stamp is None:  # a read: what it read stands
+                    return result  # type: ignore[no-any-return]
+                if await self._written(session_id, stamp, unknown.cause):
+                    return result  # type: ignore[no-any-return]
+                cause: BaseException = unknown.cause
+            except Exception as exc:
+                if self.failure(exc) is None:
+                    raise
+                if done or self.failure(exc) == "fail" or time.monotonic() >= deadline:
+                    raise self._error(what, session_id, exc) from exc
+                cause = exc
+            if time.monotonic() + delay >= deadline:
+                raise self._error(what, session_id, cause) from cause
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+    async def _written(self, session_id: str | None, stamp: float, cause: BaseException) -> bool:
+        """Whether the write that set ``updated_at = stamp`` on ``session_id`` is stored."""
+
+        async def read(tx: Tx) -> bool:
+            rows = await tx.fetch(
+                f"SELECT 1 FROM {self.table('sessions')} WHERE id = ? AND updated_at = ?",
+                (session_id, stamp),
+            )
+            return bool(rows)
+
+        try:
+            return await self.atomic("read back", session_id, read, write=False)
+        except StoreError as exc:
+            raise StoreError(
+                f"{self!r}: session {session_id!r}: the connection failed while a write was "
+                f"committed ({self.describe(cause)}) and the store could not be read back to "
+                f"tell whether it was: {exc}",
+                store=repr(self),
+                session_id=session_id,
+            ) from cause
+
+    def _error(self, what: str, session_id: str | None, exc: BaseException) -> StoreError:
+        where = f"session {session_id!r}: " if session_id is not None else ""
+        return StoreError(
+            f"{self!r}: {where}{what} failed: {self.describe(exc)}",
+            store=repr(self),
+            session_id=session_id,
+        )
 
     async def migrate(self) -> int:
         """Bring the schema up to date (idempotent; safe from many processes); returns the
         schema version."""
-        async with self.transaction() as tx:
-            version = await migrate(self, tx)
+
+        async def body(tx: Tx) -> int:
+            return await migrate(self, tx)
+
+        version = await self.atomic("migrating the schema", None, body)
         self._ready = True
         return version
 
@@ -99,8 +217,9 @@ class SQLStore:
 
     async def get(self, session_id: str) -> SessionRow | None:
         await self._ensure()
-        async with self.transaction() as tx:
-            return await self._row(tx, session_id)
+        return await self.atomic(
+            "reading", session_id, lambda tx: self._row(tx, session_id), write=False
+        )
 
     async def _row(self, tx: Tx, session_id: str, lock: bool = False) -> SessionRow | None:
         rows = await tx.fetch(
@@ -117,24 +236,32 @@ class SQLStore:
 
     async def history(self, session_id: str, start: int = 0) -> list[ChatMessage]:
         await self._ensure()
-        async with self.transaction() as tx:
-            rows = await tx.fetch(
-                f"SELECT body FROM {self.table('messages')} WHERE session_id = ? AND "
-                "position >= ? ORDER BY position",
+        rows = await self.atomic(
+            "reading the history",
+            session_id,
+            lambda tx: tx.fetch(
+                f"SELECT position, body FROM {self.table('messages')} WHERE session_id = ? "
+                "AND position >= ? ORDER BY position",
                 (session_id, start),
-            )
-        return _MESSAGES.validate_python([json.loads(r[0]) for r in rows])
+            ),
+            write=False,
+        )
+        return [_message(session_id, int(position), body) for position, body in rows]
 
     async def sessions(self, status: Status | None = None) -> list[SessionRow]:
         await self._ensure()
         where = "" if status is None else " WHERE s.status = ?"
-        async with self.transaction() as tx:
-            rows = await tx.fetch(
+        rows = await self.atomic(
+            "listing sessions",
+            None,
+            lambda tx: tx.fetch(
                 f"SELECT {', '.join('s.' + c for c in _COLUMNS.split(', '))}, "
                 f"(SELECT COUNT(*) FROM {self.table('messages')} m WHERE m.session_id = s.id) "
                 f"FROM {self.table('sessions')} s{where} ORDER BY s.updated_at DESC, s.id",
                 () if status is None else (status,),
-            )
+            ),
+            write=False,
+        )
         return [_session(r[:-1], int(r[-1])) for r in rows]
 
     # changing state ---------------------------------------------------------------------------
@@ -143,58 +270,68 @@ class SQLStore:
         self, session_id: str, agent: str, expected: int | None, owner: str, lease_until: float
     ) -> bool:
         await self._ensure()
-        now = time.time()
-        async with self.transaction() as tx:
+        now = self.stamp()
+
+        async def body(tx: Tx) -> int:
             if expected is None:
-                changed = await tx.execute(
+                return await tx.execute(
                     f"INSERT INTO {self.table('sessions')} ({_COLUMNS}) VALUES "
                     "(?, ?, 'running', 1, ?, ?, 0, NULL, NULL, NULL, ?, ?) "
                     "ON CONFLICT (id) DO NOTHING",
                     (session_id, agent, owner, lease_until, now, now),
                 )
-            else:
-                changed = await tx.execute(
-                    f"UPDATE {self.table('sessions')} SET status = 'running', owner = ?, "
-                    "lease_until = ?, version = version + 1, journal = NULL, updated_at = ? "
-                    "WHERE id = ? AND version = ?",
-                    (owner, lease_until, now, session_id, expected),
-                )
-        return changed == 1
+            return await tx.execute(
+                f"UPDATE {self.table('sessions')} SET status = 'running', owner = ?, "
+                "lease_until = ?, version = version + 1, journal = NULL, updated_at = ? "
+                "WHERE id = ? AND version = ?",
+                (owner, lease_until, now, session_id, expected),
+            )
+
+        return await self.atomic("claiming", session_id, body, now) == 1
 
     async def progress(self, session_id: str, owner: str, step: Progress) -> None:
         await self._ensure()
-        async with self.transaction() as tx:
-            sets = ["updated_at = ?"]
-            params: list[Any] = [time.time()]
-            if step.journal is not None:
-                sets.append("journal = ?")
-                params.append(step.journal.model_dump_json())
-            if step.paused is not None:
-                sets.append("paused = ?")
-                params.append(step.paused.model_dump_json())
+        now = self.stamp()
+        sets = ["updated_at = ?"]
+        params: list[Any] = [now]
+        if step.journal is not None:
+            sets.append("journal = ?")
+            params.append(step.journal.model_dump_json())
+        if step.paused is not None:
+            sets.append("paused = ?")
+            params.append(step.paused.model_dump_json())
+
+        async def body(tx: Tx) -> None:
             await self._owned(tx, session_id, owner, ", ".join(sets), params)
             await self._append(tx, session_id, step.at, step.messages)
+
+        await self.atomic("storing the run's progress", session_id, body, now)
 
     async def release(
         self, session_id: str, owner: str, at: int, messages: list[ChatMessage], end: Release
     ) -> None:
         await self._ensure()
-        async with self.transaction() as tx:
+        now = self.stamp()
+        params = [
+            end.status,
+            int(end.started),
+            end.denied,
+            None if end.paused is None else end.paused.model_dump_json(),
+            now,
+        ]
+
+        async def body(tx: Tx) -> None:
             await self._owned(
                 tx,
                 session_id,
                 owner,
                 "status = ?, owner = NULL, lease_until = NULL, version = version + 1, "
                 "started = ?, denied = ?, paused = ?, journal = NULL, updated_at = ?",
-                [
-                    end.status,
-                    int(end.started),
-                    end.denied,
-                    None if end.paused is None else end.paused.model_dump_json(),
-                    time.time(),
-                ],
+                params,
             )
             await self._append(tx, session_id, at, messages)
+
+        await self.atomic("storing the end of the run", session_id, body, now)
 
     async def _owned(
         self, tx: Tx, session_id: str, owner: str, sets: str, params: list[Any]
@@ -220,18 +357,25 @@ class SQLStore:
 
     async def renew(self, session_id: str, owner: str, lease_until: float) -> bool:
         await self._ensure()
-        async with self.transaction() as tx:
-            changed = await tx.execute(
+        # renewing again is harmless: a commit that went unanswered is simply renewed again
+        changed = await self.atomic(
+            "renewing the claim",
+            session_id,
+            lambda tx: tx.execute(
                 f"UPDATE {self.table('sessions')} SET lease_until = ? "
                 "WHERE id = ? AND owner = ? AND status = 'running'",
                 (lease_until, session_id, owner),
-            )
+            ),
+        )
         return changed == 1
 
     async def reset(self, session_id: str, expected: int, state: Release) -> bool:
         await self._ensure()
-        async with self.transaction() as tx:
-            changed = await tx.execute(
+        now = self.stamp()
+        changed = await self.atomic(
+            "recovering",
+            session_id,
+            lambda tx: tx.execute(
                 f"UPDATE {self.table('sessions')} SET status = ?, owner = NULL, "
                 "lease_until = NULL, version = version + 1, started = ?, denied = ?, "
                 "paused = ?, journal = NULL, updated_at = ? WHERE id = ? AND version = ?",
@@ -240,16 +384,20 @@ class SQLStore:
                     int(state.started),
                     state.denied,
                     None if state.paused is None else state.paused.model_dump_json(),
-                    time.time(),
+                    now,
                     session_id,
                     expected,
                 ),
-            )
+            ),
+            now,
+        )
         return changed == 1
 
     async def answer(self, session_id: str, call_id: str, answer: Answer) -> PausedRun:
         await self._ensure()
-        async with self.transaction() as tx:
+        now = self.stamp()
+
+        async def body(tx: Tx) -> PausedRun:
             row = await self._row(tx, session_id, lock=True)
             if row is None:
                 raise UnknownSessionError(f"no session {session_id!r}", session_id=session_id)
@@ -270,12 +418,42 @@ class SQLStore:
             await tx.execute(
                 f"UPDATE {self.table('sessions')} SET paused = ?, version = version + 1, "
                 "updated_at = ? WHERE id = ? AND version = ?",
-                (paused.model_dump_json(), time.time(), session_id, row.version),
+                (paused.model_dump_json(), now, session_id, row.version),
             )
-        return paused
+            return paused
+
+        return await self.atomic("recording an answer", session_id, body, now)
 
     async def aclose(self) -> None:
         """Close the connection (reopened on the next use)."""
+
+
+def _parsed(session_id: str, what: str, text: str) -> PausedRun:
+    try:
+        return PausedRun.model_validate_json(text)
+    except ValidationError as exc:
+        raise ResumeError(
+            f"session {session_id!r}: its stored {what} does not parse: {_first(exc)}",
+            session_id=session_id,
+        ) from None
+
+
+def _message(session_id: str, position: int, body: str) -> ChatMessage:
+    try:
+        return _MESSAGE.validate_json(body)
+    except ValidationError as exc:
+        raise ResumeError(
+            f"session {session_id!r}: its stored message {position} does not parse: {_first(exc)}",
+            session_id=session_id,
+        ) from None
+
+
+def _first(exc: ValidationError) -> str:
+    """The first problem pydantic found, in one line (JSON errors included)."""
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"])
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"{where + ': ' if where else ''}{error['msg']}{more}"
 
 
 def _session(row: Sequence[Any], messages: int) -> SessionRow:
@@ -289,12 +467,12 @@ def _session(row: Sequence[Any], messages: int) -> SessionRow:
         lease_until=None if lease is None else float(lease),
         started=bool(started),
         denied=denied,
-        paused=None if paused is None else PausedRun.model_validate_json(paused),
-        journal=None if journal is None else PausedRun.model_validate_json(journal),
+        paused=None if paused is None else _parsed(sid, "paused run", paused),
+        journal=None if journal is None else _parsed(sid, "journal", journal),
         messages=messages,
         created_at=float(c),
         updated_at=float(u),
     )
 
 
-__all__ = ["SQLStore", "Tx", "check_name"]
+__all__ = ["CommitUnknown", "Failure", "SQLStore", "Tx", "check_name"]

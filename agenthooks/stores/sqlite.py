@@ -4,8 +4,12 @@ The standard library's ``sqlite3`` in a worker thread (``asyncio.to_thread``), s
 loop never waits on the disk or on another process's lock, and no dependency is added. The
 file is in WAL mode (readers never block the writer); a transaction that changes state starts
 with ``BEGIN IMMEDIATE``, which takes the file's write lock at once, so two processes never
-interleave their reads and conditional writes; a busy file is waited on for ``timeout``
-seconds.
+interleave their reads and conditional writes; a transaction that only reads starts with a
+plain ``BEGIN`` and waits for no writer.
+
+``timeout`` bounds one operation's whole wait: for this store's other operations in this
+process and for another process's lock on the file together. A file still locked then, one
+that is read-only or cannot be opened, is a ``StoreError`` naming the file.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from .sql import SQLStore, Tx
+from .sql import Failure, SQLStore, Tx
 
 
 class _SQLiteTx:
@@ -51,7 +55,7 @@ class SQLiteStore(SQLStore):
     ) -> None:
         super().__init__(prefix)
         self.path = Path(path)
-        self.timeout = timeout
+        self.timeout = float(timeout)
         self._conn: sqlite3.Connection | None = None
         self._lock = asyncio.Lock()
 
@@ -67,20 +71,47 @@ class SQLiteStore(SQLStore):
         return conn
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Tx]:
-        # one transaction at a time on this store's connection; other processes wait on the
-        # file's lock (BEGIN IMMEDIATE), up to ``timeout``
-        async with self._lock:
+    async def transaction(self, write: bool = True) -> AsyncIterator[Tx]:
+        # one transaction at a time on this store's connection; the wait for it and for
+        # another process's lock on the file (SQLite's busy timeout) share one ``timeout``
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        try:
+            await asyncio.wait_for(self._lock.acquire(), self.timeout)
+        except asyncio.TimeoutError:
+            raise sqlite3.OperationalError("database is locked") from None
+        try:
             conn = self._conn
             if conn is None:
                 conn = self._conn = await asyncio.to_thread(self._connect)
-            await asyncio.to_thread(conn.execute, "BEGIN IMMEDIATE")
+            left = max(0.0, deadline - loop.time())
+            await asyncio.to_thread(_begin, conn, left, "BEGIN IMMEDIATE" if write else "BEGIN")
             try:
                 yield _SQLiteTx(conn)
             except BaseException:
                 await asyncio.shield(asyncio.to_thread(conn.execute, "ROLLBACK"))
                 raise
             await asyncio.shield(asyncio.to_thread(conn.execute, "COMMIT"))
+        finally:
+            self._lock.release()
+
+    def failure(self, exc: BaseException) -> Failure | None:
+        """Every SQLite error fails at once: a lock was already waited on for ``timeout``."""
+        return "fail" if isinstance(exc, (sqlite3.Error, OSError)) else None
+
+    def describe(self, exc: BaseException) -> str:
+        """SQLite's error, naming the file and what to do about it."""
+        text = str(exc)
+        if "locked" in text or "busy" in text:
+            return (
+                f"the file {str(self.path)!r} is locked by another writer (waited "
+                f"{self.timeout:g} s; SQLiteStore(timeout=...) sets the wait)"
+            )
+        if "readonly" in text or "read-only" in text:
+            return f"the file {str(self.path)!r} is read-only ({text})"
+        if "unable to open" in text:
+            return f"the file {str(self.path)!r} cannot be opened ({text})"
+        return f"{type(exc).__name__}: {text} (file {str(self.path)!r})"
 
     async def aclose(self) -> None:
         """Close the file (reopened on the next use)."""
@@ -88,6 +119,12 @@ class SQLiteStore(SQLStore):
             conn, self._conn = self._conn, None
             if conn is not None:
                 await asyncio.to_thread(conn.close)
+
+
+def _begin(conn: sqlite3.Connection, seconds: float, begin: str) -> None:
+    """Start a transaction, waiting at most ``seconds`` for another process's lock."""
+    conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+    conn.execute(begin)
 
 
 __all__ = ["SQLiteStore"]
