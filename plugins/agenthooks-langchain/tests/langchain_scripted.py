@@ -5,7 +5,6 @@ conversation, and a recorder of the events a bus hears."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 from agenthooks_langchain import AgentHooksMiddleware
@@ -13,7 +12,7 @@ from langchain.agents import create_agent
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import tool
 from pydantic import Field
 
@@ -26,6 +25,7 @@ class ScriptedModel(GenericFakeChatModel):
     """LangChain's ``GenericFakeChatModel`` answering from a script: an ``AIMessage`` or text
     per call, or an exception to raise. ``sent`` keeps the messages of every call."""
 
+    answers: list[Any] = Field(default_factory=list)
     sent: list[list[BaseMessage]] = Field(default_factory=list)
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedModel:
@@ -39,7 +39,13 @@ class ScriptedModel(GenericFakeChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         self.sent.append(list(messages))
-        return super()._generate(messages, stop, run_manager, **kwargs)
+        if not self.answers:
+            raise AssertionError("the model was called more often than scripted")
+        item = self.answers.pop(0)
+        if isinstance(item, BaseException):
+            raise item
+        message = AIMessage(content=item) if isinstance(item, str) else item
+        return ChatResult(generations=[ChatGeneration(message=message)])
 
     async def _agenerate(
         self,
@@ -53,14 +59,7 @@ class ScriptedModel(GenericFakeChatModel):
 
 def script(*items: AIMessage | str | BaseException) -> ScriptedModel:
     """A model that answers each call with the next item (raising an exception item)."""
-
-    def answers() -> Iterator[AIMessage | str]:
-        for item in items:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-
-    return ScriptedModel(messages=answers())
+    return ScriptedModel(messages=iter(()), answers=list(items))
 
 
 def calls(*specs: tuple[str, str, dict[str, Any]]) -> AIMessage:

@@ -165,11 +165,7 @@ async def test_a_request_may_offer_fewer_tools_but_not_a_changed_model() -> None
         return {"request": ctx.request.model_copy(update={"tools": tools})}
 
     bus.on("pre_request", fewer)
-
-    def answers() -> Any:
-        yield "ok"
-
-    await agent(Seeing(messages=answers()), bus).ainvoke(ask())
+    await agent(Seeing(messages=iter(()), answers=["ok"]), bus).ainvoke(ask())
     assert offered == [["read_file"]]
 
     other = HookBus()

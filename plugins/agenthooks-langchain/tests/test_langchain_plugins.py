@@ -147,3 +147,32 @@ async def test_the_redis_publisher_records_the_run() -> None:
         ("call_1", "delete_file"),
         ("call_2", "read_file"),
     ]
+
+
+async def test_the_cache_middleware_wraps_langchains_model_call() -> None:
+    from agenthooks_cache import CachePlugin
+
+    bus = HookBus()
+    bus.use(CachePlugin())
+    first = conversation_model()
+    await agent(first, bus).ainvoke(ask())
+    again = conversation_model()
+    out = await agent(again, bus).ainvoke(ask())
+    assert len(first.sent) == 2
+    assert again.sent == []  # both requests were answered from the cache
+    assert out["messages"][-1].content == "done"
+    assert len(ran) == 4  # the tools still ran, twice each
+
+
+async def test_the_retry_middleware_retries_inside_the_hook_layer() -> None:
+    from agenthooks_retry import RetryMiddleware
+
+    bus = HookBus()
+    bus.use(RetryMiddleware(attempts=2, initial=0, jitter=0))
+    errors: list[BaseException] = []
+    bus.on("on_model_error", lambda ctx: errors.append(ctx.error))
+    model = script(ConnectionError("blip"), "ok")
+    out = await agent(model, bus).ainvoke(ask())
+    assert out["messages"][-1].content == "ok"
+    assert len(model.sent) == 2
+    assert errors == []  # on_model_error sees only what the retries gave up on
