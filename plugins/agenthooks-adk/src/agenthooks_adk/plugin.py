@@ -306,7 +306,7 @@ class AgentHooksPlugin(BasePlugin):
         try:
             self._watch(state)
             await run.loop_start()
-            if not self.bus.provider_stack and _MODEL_EVENTS.isdisjoint(self.bus.listened):
+            if not self.bus.middleware and _MODEL_EVENTS.isdisjoint(self.bus.listened):
                 return None  # nobody listens: ADK calls its model as it would without us
             view = read_request(llm_request)
 
@@ -433,7 +433,7 @@ class AgentHooksPlugin(BasePlugin):
                 state.answered.add(call_id)
                 await self._tool_message(state, call_id, tool.name, reason, True)
                 return {"error": reason}
-            if not self.bus.tool_stack and _TOOL_EVENTS.isdisjoint(self.bus.listened):
+            if not self.bus.middleware and _TOOL_EVENTS.isdisjoint(self.bus.listened):
                 return None  # nobody listens: ADK runs the tool as it would without us
             described = self._bridge_tool(tool)
             try:
