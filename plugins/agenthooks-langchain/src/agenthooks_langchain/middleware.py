@@ -97,8 +97,9 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
 
     List it first in ``middleware=[...]``, so its model and tool layers are the outermost ones
     (other middleware's retries and fallbacks run inside the hooks, as ``bus.use(...)``
-    middleware does) and its ``after_agent`` runs last. Runs are asynchronous
-    (``ainvoke``, ``astream``); an ``Ask`` needs a checkpointer.
+    middleware does). A run starts at its first model call and ends when LangChain's graph
+    run ends (``watch``), whatever ended it. Runs are asynchronous (``ainvoke``,
+    ``astream``); an ``Ask`` needs a checkpointer.
 
     Args:
         bus: The bus whose handlers, guards and middleware apply to the agent's runs.

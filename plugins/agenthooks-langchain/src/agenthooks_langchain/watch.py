@@ -8,9 +8,9 @@ end of the graph. LangGraph reports both to the callback handlers of the graph's
 
 - ``NodeParents`` (sync, inline): for the nodes of ``create_agent`` graphs, which graph run each
   node run belongs to, so a hook inside a node finds its run (and LangChain's run id);
-- ``RunEnds`` (async): the end of each graph run the bridge is following; it ends the bridged
-  run there when the run ended any other way than through ``after_agent`` (an error, a
-  cancellation, an interrupt). While the bridge follows no run it ignores every chain event.
+- ``RunEnds`` (async): the end of each graph run the bridge is following, where the bridged
+  run ends (done, paused, error or abort). While the bridge follows no run it asks LangChain
+  to skip it for every chain event.
 """
 
 from __future__ import annotations
