@@ -233,3 +233,35 @@ async def test_a_tool_error_is_seen_with_its_type_and_recovered() -> None:
     assert seen == [("FileNotFoundError", "/missing")]
     assert s.tool_messages(model.requests[1]) == [("c", {"result": "no such file, carry on"})]
     assert s.final_text(events) == "ok"
+
+
+async def test_streamed_chunks_pass_through_and_the_complete_response_is_rewritten() -> None:
+    from google.adk.agents.run_config import RunConfig, StreamingMode
+    from google.adk.models.llm_response import LlmResponse
+    from google.genai import types
+
+    class Streaming(s.ScriptedLlm):
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            self.requests.append(llm_request)
+            for chunk in ("Hel", "lo"):
+                part = types.Part(text=chunk)
+                yield LlmResponse(content=types.Content(role="model", parts=[part]), partial=True)
+            yield s.model_turn("Hello")
+
+    bus = HookBus()
+    responses: list[str | None] = []
+
+    def shout(ctx: Any) -> dict[str, Any]:
+        responses.append(ctx.response.content)
+        return {"response": ctx.response.model_copy(update={"content": "HELLO"})}
+
+    bus.on("on_response", shout)
+    events = await s.run(
+        s.runner(bus, Streaming()), "hi", run_config=RunConfig(streaming_mode=StreamingMode.SSE)
+    )
+    partial = [
+        e.content.parts[0].text for e in events if e.partial and e.content and e.content.parts
+    ]
+    assert partial == ["Hel", "lo"]
+    assert responses == ["Hello"]
+    assert s.final_text(events) == "HELLO"

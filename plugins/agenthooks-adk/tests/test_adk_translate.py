@@ -169,3 +169,37 @@ def test_usage_is_read_both_ways() -> None:
     assert read.finish_reason == "length"
     written = write_response(read.model_copy(update={"content": "HI", "raw": None}))
     assert written.usage_metadata is not None and written.usage_metadata.total_token_count == 12
+
+
+def test_a_rewrite_of_the_model_the_temperature_and_the_tools_is_written_back() -> None:
+    declaration = types.FunctionDeclaration(
+        name="read_file", description="Read a file.", parameters_json_schema={"type": "object"}
+    )
+    config = types.GenerateContentConfig(
+        tools=[types.Tool(function_declarations=[declaration])], temperature=0.2
+    )
+    request = LlmRequest(model="gemini-x", contents=[s.user("hi")], config=config)
+    view = read_request(request)
+    assert view.request.tools == [
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "Read a file.",
+                "parameters": {"type": "object"},
+            },
+        }
+    ]
+    extra = {
+        "type": "function",
+        "function": {"name": "lookup", "description": "Look up.", "parameters": {}},
+    }
+    rewritten = view.request.model_copy(
+        update={"model": "gemini-y", "temperature": 0.0, "tools": [*view.request.tools, extra]}
+    )
+    write_request(view, rewritten, request)
+    assert (request.model, request.config.temperature) == ("gemini-y", 0.0)
+    (tool,) = request.config.tools or []
+    assert isinstance(tool, types.Tool) and tool.function_declarations is not None
+    assert tool.function_declarations[0] is declaration
+    assert [fd.name for fd in tool.function_declarations] == ["read_file", "lookup"]
