@@ -119,8 +119,9 @@ class _State:
         self.run = run
         listened = bus.listened
         # decided once per run: a stage nobody hears passes Strands' events through untouched
-        self.quiet_model = not bus.provider_stack and _MODEL_EVENTS.isdisjoint(listened)
-        self.quiet_tools = not bus.tool_stack and _TOOL_EVENTS.isdisjoint(listened)
+        stacks = bus.stacks
+        self.quiet_model = not stacks.get("provider") and _MODEL_EVENTS.isdisjoint(listened)
+        self.quiet_tools = not stacks.get("tool") and _TOOL_EVENTS.isdisjoint(listened)
         self.heard = bool(listened)
         self.input = input
         self.answer: AgentResponse | None = None
@@ -285,9 +286,8 @@ class AgentHooksPlugin(Plugin):
             return
         answer = state.answer
         if answer is None:
-            chat = message_to_chat(message)[0]
             answer = AgentResponse(
-                content=chat.content,
+                content=message_text(message),
                 finish_reason=_FINISH.get(stop_reason, "stop"),
                 usage=run.usage,
                 iterations=_iterations(run),
