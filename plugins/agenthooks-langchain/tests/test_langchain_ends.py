@@ -102,6 +102,27 @@ async def test_a_cancelled_run_ends_with_on_chat_abort() -> None:
     assert recorder.of("on_chat_abort")[0].run_id == recorder.of("on_chat_start")[0].run_id
 
 
+async def test_closing_the_stream_early_aborts_the_run() -> None:
+    bus = HookBus()
+    recorder = Recorder(bus)
+    reasons: list[object] = []
+    bus.on("on_chat_abort", lambda ctx: reasons.append(ctx.reason))
+    stream = agent(conversation_model(), bus).astream(ask(), stream_mode="updates")
+    async for _ in stream:
+        break
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert _ends(recorder) == ["on_chat_abort", "on_chat_end"]
+    assert reasons == ["stream closed"]
+
+
+async def test_a_streamed_run_ends_done() -> None:
+    bus = HookBus()
+    recorder = Recorder(bus)
+    async for _ in agent(conversation_model(), bus).astream(ask(), stream_mode="updates"):
+        pass
+    assert _ends(recorder) == ["on_chat_done", "on_chat_end"]
+
+
 async def test_a_hook_that_raises_ends_the_run_with_its_exception() -> None:
     bus = HookBus()
     recorder = Recorder(bus)

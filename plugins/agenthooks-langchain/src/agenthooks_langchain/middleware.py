@@ -568,6 +568,8 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await bridge.fire("on_stop", StopContext, reason=error.reason)
             if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
                 await bridge.abort("cancelled")
+            elif isinstance(error, GeneratorExit):  # the caller closed astream() early
+                await bridge.abort("stream closed")
             elif error is not None and not isinstance(error, GraphBubbleUp):
                 await bridge.error(error)
             elif error is not None or run.asked or _interrupted(output):
