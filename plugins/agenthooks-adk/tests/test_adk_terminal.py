@@ -187,3 +187,23 @@ async def test_two_runs_of_one_runner_are_two_runs() -> None:
         ("on_chat_done", "two"),
         ("on_chat_end", None),
     ]
+
+
+async def test_a_run_cancelled_while_its_start_is_heard_ends_with_on_chat_abort() -> None:
+    bus = HookBus()
+    ends = terminals(bus)
+    started = asyncio.Event()
+
+    async def slow_start(ctx: Any) -> None:
+        started.set()
+        await asyncio.sleep(60)
+
+    bus.on("on_chat_start", slow_start)
+    model = s.ScriptedLlm(script=s.conversation())
+    task = asyncio.create_task(s.run(s.runner(bus, model), MESSAGE))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert model.requests == []
+    assert ends == [("on_chat_abort", "cancelled"), ("on_chat_end", None)]

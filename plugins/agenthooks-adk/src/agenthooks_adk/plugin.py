@@ -166,6 +166,9 @@ class AgentHooksPlugin(BasePlugin):
         """A failure of ours (a handler's, a typed denial) ends the run with it, before ADK
         wraps it in its RuntimeError."""
         if isinstance(exc, asyncio.CancelledError):
+            if not state.watched:  # cancelled before any agent ran: nothing else will see it
+                self._runs.pop(state.run.run_id, None)
+                await asyncio.shield(state.run.abort("cancelled"))
             return
         self._runs.pop(state.run.run_id, None)
         await asyncio.shield(state.run.error(exc))
