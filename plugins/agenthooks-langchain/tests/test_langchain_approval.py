@@ -129,3 +129,31 @@ async def test_an_ask_without_a_checkpointer_is_a_clear_error() -> None:
     with pytest.raises(BridgeError, match="checkpointer"):
         await agent(conversation_model(), bus).ainvoke(ask())
     assert recorder.events[-2:] == ["on_chat_error", "on_chat_end"]
+
+
+async def test_langchains_own_human_in_the_loop_pauses_and_resumes_a_bridged_run() -> None:
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    bus = HookBus()
+    recorder = Recorder(bus)
+    bridged = agent(
+        conversation_model(),
+        bus,
+        middleware=[HumanInTheLoopMiddleware(interrupt_on={"delete_file": True})],
+        checkpointer=InMemorySaver(),
+    )
+    config = {"configurable": {"thread_id": "hitl"}}
+    out = await bridged.ainvoke(ask(), config)
+    assert out["__interrupt__"]
+    assert recorder.events[-2:] == ["on_chat_paused", "on_chat_end"]
+    assert ran == []
+    first = len(recorder.records)
+    done = await bridged.ainvoke(
+        Command(resume={"decisions": [{"type": "reject", "message": "no"}]}), config
+    )
+    resumed = recorder.records[first:]
+    assert {r.run_id for r in resumed} == {recorder.records[0].run_id}
+    assert [r.type for r in resumed][-2:] == ["on_chat_done", "on_chat_end"]
+    assert [r.tool_call_id for r in resumed if r.type == "pre_tool_call"] == ["call_2"]
+    assert ran == [("read_file", {"path": "/tmp/b.txt"})]
+    assert done["messages"][-1].content == "done"

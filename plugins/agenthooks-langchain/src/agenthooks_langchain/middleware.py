@@ -561,6 +561,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
 
         async def ending(error: BaseException | None, output: Any) -> None:
             self._runs.pop(graph, None)
+            interrupted = watch.NODE_PARENTS.paused(graph)
             bridge = run.bridge
             if bridge.ended is not None:
                 return
@@ -572,7 +573,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await bridge.abort("stream closed")
             elif error is not None and not isinstance(error, GraphBubbleUp):
                 await bridge.error(error)
-            elif error is not None or run.asked or _interrupted(output):
+            elif error is not None or run.asked or interrupted or _interrupted(output):
                 # an interrupt (ours or another middleware's) waits for a human
                 await bridge.paused(
                     AgentResponse(

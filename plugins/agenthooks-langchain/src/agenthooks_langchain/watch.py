@@ -24,6 +24,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tracers.context import register_configure_hook
+from langgraph.errors import GraphBubbleUp
 
 _AGENT_GRAPH = "langchain_create_agent"
 """The ``ls_integration`` metadata ``create_agent`` puts on its graph (and its nodes inherit)."""
@@ -45,6 +46,7 @@ class NodeParents(BaseCallbackHandler):
 
     def __init__(self) -> None:
         self.parents: dict[UUID, UUID] = {}
+        self.interrupted: set[UUID] = set()
 
     def on_chain_start(
         self,
@@ -68,7 +70,18 @@ class NodeParents(BaseCallbackHandler):
         self.parents.pop(run_id, None)
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        self.parents.pop(run_id, None)
+        graph = self.parents.pop(run_id, None)
+        if graph is not None and isinstance(error, GraphBubbleUp) and graph in RUN_ENDS.endings:
+            # a node raised an interrupt: the graph run will end paused, though its end
+            # (on_chain_end, with the state as output) does not say so
+            self.interrupted.add(graph)
+
+    def paused(self, graph: UUID) -> bool:
+        """Whether a node of graph run ``graph`` was interrupted (asked once, when it ends)."""
+        if graph in self.interrupted:
+            self.interrupted.discard(graph)
+            return True
+        return False
 
     def graph_run(self, config: RunnableConfig) -> UUID | None:
         """The graph run of the node running with ``config`` (inside a node's hook)."""
