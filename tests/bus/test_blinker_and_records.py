@@ -388,8 +388,8 @@ async def test_record_of_errors() -> None:
     await bus.emit("on_chat_error", ChatErrorContext(error=RuntimeError()))
     await bus.intercept("pre_tool_call", tool_ctx())
     assert [(r.type, r.tool_name, r.is_error, r.error) for r in records] == [
-        ("on_tool_call_error", "fetch", True, "slow"),
-        ("on_chat_error", None, True, "'k'"),
+        ("on_tool_call_error", "fetch", True, "TimeoutError: slow"),  # an error keeps its type
+        ("on_chat_error", None, True, "KeyError: 'k'"),
         ("on_chat_error", None, True, "RuntimeError"),
         ("pre_tool_call", "search", False, None),
     ]
