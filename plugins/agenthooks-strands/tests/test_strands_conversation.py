@@ -26,6 +26,8 @@ SEQUENCE = [
     "on_message",  # the user message
     "on_loop_start",
     "pre_request",
+    "on_stream_start",
+    "on_stream_end",  # a turn of tool calls streams no text
     "on_response",
     "on_message",  # the assistant's tool calls
     "pre_tool_call",
@@ -39,6 +41,9 @@ SEQUENCE = [
     "should_stop",
     "on_loop_start",
     "pre_request",
+    "on_stream_start",
+    "on_stream_chunk",
+    "on_stream_end",
     "on_response",
     "on_loop_end",
     "post_agent",

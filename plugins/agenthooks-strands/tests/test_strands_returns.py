@@ -345,3 +345,32 @@ async def test_a_next_turn_cannot_change_the_model(make, bus: HookBus) -> None:
 
     assert (caught.value.event, caught.value.key) == ("prepare_next_turn", "model")
     assert len(model.requests) == 1
+
+
+@pytest.mark.parametrize("hooked", [False, True])
+async def test_stream_observers_hear_each_chunk(make, bus: HookBus, hooked: bool) -> None:
+    recorder = HookRecorder()
+    recorder.attach(bus)
+    if hooked:  # a model-call hook: the call goes through the hook layer
+        bus.on("on_response", lambda ctx: None)
+    agent, _ = make(["It is sunny."])
+
+    await agent.invoke_async("weather?")
+
+    names = [n for n in recorder.names() if n.startswith("on_stream") or n == "on_response"]
+    assert names == [
+        "on_stream_start",
+        "on_stream_chunk",
+        "on_stream_chunk",
+        "on_stream_chunk",
+        "on_stream_end",
+        "on_response",
+    ]
+    chunks = recorder.of("on_stream_chunk")
+    assert [(c.delta, c.accumulated) for c in chunks] == [
+        ("It ", "It "),
+        ("is ", "It is "),
+        ("sunny.", "It is sunny."),
+    ]
+    assert recorder.of("on_stream_end")[0].response.content == "It is sunny."
+    assert recorder.of("on_stream_start")[0].request.messages[0].content == "weather?"

@@ -42,9 +42,11 @@ async def test_a_model_failure_keeps_its_type(make, recorder: HookRecorder) -> N
     assert type(error) is ConnectionError
     assert recorder.of("on_chat_end")[0].error is error
     # the turn that failed is closed before the terminal event
-    assert recorder.names()[-6:] == [
+    assert recorder.names()[-8:] == [
         "on_loop_start",
         "pre_request",
+        "on_stream_start",
+        "on_stream_error",
         "on_model_error",
         "on_loop_end",
         "on_chat_error",

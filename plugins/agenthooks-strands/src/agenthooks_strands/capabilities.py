@@ -16,6 +16,10 @@ CAPABILITIES = Capabilities(
             "on_message",
             "on_loop_start",
             "pre_request",
+            "on_stream_start",
+            "on_stream_chunk",
+            "on_stream_end",
+            "on_stream_error",
             "on_response",
             "on_model_error",
             "pre_tool_call",
@@ -51,8 +55,9 @@ CAPABILITIES = Capabilities(
             "with the reason as its text instead of the withheld content"
         ),
         "on_stream_chunk": (
-            "while a model-call hook listens, the call's stream events reach the caller when "
-            "the call's hooks are done (a rewrite or short-circuit can change the answer)"
+            "observers hear every chunk as Strands streams it; while a model-call hook or "
+            "provider middleware listens, the caller gets the call's stream events once its "
+            "hooks are done (a rewrite or short-circuit can change the answer)"
         ),
         "pre_agent": "Strands has no sub-agent or handoff step the bridge can see",
         "pre_handoff": "Strands has no handoffs",

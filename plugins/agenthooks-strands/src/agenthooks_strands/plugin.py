@@ -30,7 +30,7 @@ from strands.interrupt import InterruptException
 from strands.middleware import ExecuteToolStage, InvokeModelStage, ModelStopReason, ToolResultEvent
 from strands.middleware._agent_stream import AgentStreamStage
 from strands.plugins import Plugin
-from strands.types._events import EventLoopStopEvent
+from strands.types._events import EventLoopStopEvent, TextStreamEvent
 
 from agenthooks import (
     AgentHooksError,
@@ -40,6 +40,7 @@ from agenthooks import (
     Deny,
     HookBus,
     PendingCall,
+    ProviderRequest,
     ProviderResponse,
     ToolCall,
 )
@@ -50,12 +51,17 @@ from agenthooks.events import (
     PrepareNextTurnContext,
     RunResumedContext,
     ShouldStopContext,
+    StreamChunkContext,
+    StreamEndContext,
+    StreamErrorContext,
+    StreamStartContext,
     ToolCallErrorContext,
 )
 
 from .capabilities import CAPABILITIES
 from .tools import bridge_tool
 from .translate import (
+    RequestView,
     from_chat_messages,
     message_text,
     message_to_chat,
@@ -83,6 +89,7 @@ APPROVAL = "agenthooks.approval"
 """The name of the Strands interrupt an ``Ask`` raises (``result.interrupts[i].name``)."""
 
 _MODEL_EVENTS = GROUPS["model_call"]
+_STREAM_EVENTS = GROUPS["stream"]
 _INPUT = frozenset({"on_chat_start", "on_user_message", "post_agent"})
 _FINAL = frozenset({"end_turn", "stop_sequence", "max_tokens"})
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -111,6 +118,7 @@ class _State:
         "model_id",
         "resumed",
         "quiet_model",
+        "streams",
         "quiet_tools",
         "heard",
     )
@@ -122,6 +130,7 @@ class _State:
         stacks = bus.stacks
         self.quiet_model = not stacks.get("provider") and _MODEL_EVENTS.isdisjoint(listened)
         self.quiet_tools = not stacks.get("tool") and _TOOL_EVENTS.isdisjoint(listened)
+        self.streams = not _STREAM_EVENTS.isdisjoint(listened)
         self.heard = bool(listened)
         self.input = input
         self.answer: AgentResponse | None = None
@@ -322,15 +331,28 @@ class AgentHooksPlugin(Plugin):
                     return
             await run.loop_start()
             if state.quiet_model:
-                # nobody hears the call: it streams through untouched, nothing is translated
+                # no model hook hears the call: it streams through untouched, and nothing is
+                # translated unless a stream observer listens
+                stream = _Stream(run, _view(ctx).request, locked=False) if state.streams else None
                 stop: ModelStopReason | None = None
-                async for event in next_fn(ctx):
-                    if isinstance(event, ModelStopReason):
-                        stop = event
-                    else:
+                try:
+                    if stream is not None:
+                        await stream.start()
+                    async for event in next_fn(ctx):
+                        if isinstance(event, ModelStopReason):
+                            stop = event
+                            continue
+                        if stream is not None:
+                            await stream.event(event)
                         yield event
+                except Exception as exc:
+                    if stream is not None:
+                        await stream.error(exc)
+                    raise
                 if stop is None:
                     return
+                if stream is not None:
+                    await stream.end(to_response(stop.stop_reason, stop.message, stop.usage))
                 if state.heard:
                     run.usage = run.usage + to_usage(stop.usage)
                 yield await self._settle(state, stop)
@@ -413,15 +435,29 @@ class AgentHooksPlugin(Plugin):
                         "list[ToolSpec]", tool_specs_back(request.tools, view.tool_specs)
                     ),
                 )
+            # the run's lock is held across the call (model_call): stream observers are
+            # dispatched directly
+            stream = _Stream(run, request, locked=True) if state.streams else None
             stop: ModelStopReason | None = None
-            async for event in next_fn(call_ctx):
-                if isinstance(event, ModelStopReason):
-                    stop = event
-                else:
+            try:
+                if stream is not None:
+                    await stream.start()
+                async for event in next_fn(call_ctx):
+                    if isinstance(event, ModelStopReason):
+                        stop = event
+                        continue
+                    if stream is not None:
+                        await stream.event(event)
                     buffered.append(event)
+            except Exception as exc:
+                if stream is not None:
+                    await stream.error(exc)
+                raise
             if stop is None:
                 raise RuntimeError("the Strands model stage ended without a ModelStopReason")
             response = to_response(stop.stop_reason, stop.message, stop.usage)
+            if stream is not None:
+                await stream.end(response)
             seen["stop"], seen["response"] = stop, response
             return response
 
@@ -681,6 +717,44 @@ class AgentHooksPlugin(Plugin):
         event.end_turn = [{"text": text}] if text else True
 
 
+class _Stream:
+    """The stream events of one model call: ``on_stream_start``, ``on_stream_chunk`` per text
+    delta Strands streams, then ``on_stream_end`` or ``on_stream_error``."""
+
+    __slots__ = ("run", "request", "locked", "accumulated")
+
+    def __init__(self, run: BridgeRun, request: ProviderRequest, *, locked: bool) -> None:
+        self.run = run
+        self.request = request
+        self.locked = locked
+        self.accumulated = ""
+
+    async def start(self) -> None:
+        await self._fire("on_stream_start", StreamStartContext)
+
+    async def event(self, event: Any) -> None:
+        if isinstance(event, TextStreamEvent):
+            delta = str(event["data"])
+            self.accumulated += delta
+            await self._fire("on_stream_chunk", StreamChunkContext, delta=delta)
+
+    async def end(self, response: ProviderResponse) -> None:
+        await self._fire("on_stream_end", StreamEndContext, response=response)
+
+    async def error(self, error: BaseException) -> None:
+        await self._fire("on_stream_error", StreamErrorContext, error=error)
+
+    async def _fire(self, event: str, cls: type[Any], **values: Any) -> None:
+        run = self.run
+        if not run.listened(event):
+            return
+        values = {"request": self.request, "accumulated": self.accumulated, **values}
+        if not self.locked:
+            await run.fire(event, cls, **values)
+            return
+        await run.bus.dispatch(event, cls.model_construct(**run.base(), **values))
+
+
 # --- helpers ---------------------------------------------------------------------------------
 
 
@@ -722,6 +796,11 @@ def _require_same_call(original: Any, request: Any) -> None:
 def _hook_error(exc: BaseException) -> bool:
     # the core's own test (a hook raised, a StopRun, our store failed), and our own errors
     return ends_run(exc) or isinstance(exc, AgentHooksError)
+
+
+def _view(ctx: InvokeModelContext) -> RequestView:
+    model_id = _model_id(ctx.model)
+    return to_request(ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id)
 
 
 def _model_id(model: Any) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from typing import Any
 
@@ -98,11 +99,11 @@ def _events(message: dict[str, Any], usage: dict[str, int]) -> list[dict[str, An
     stop = "end_turn"
     for block in message["content"]:
         if "text" in block:
-            events += [
-                {"contentBlockStart": {"start": {}}},
-                {"contentBlockDelta": {"delta": {"text": block["text"]}}},
-                {"contentBlockStop": {}},
-            ]
+            # word by word, each with its whitespace, as a provider streams
+            words = re.findall(r"\S+\s*|\s+", block["text"]) or [""]
+            events.append({"contentBlockStart": {"start": {}}})
+            events += [{"contentBlockDelta": {"delta": {"text": w}}} for w in words]
+            events.append({"contentBlockStop": {}})
         elif "toolUse" in block:
             use = block["toolUse"]
             stop = "tool_use"
