@@ -70,7 +70,7 @@ def _hooked(run: BridgeRun) -> bool:
     model events, or middleware on the provider stack); else the SDK's model is called as is
     and nothing is translated."""
     bus = run.bus
-    return bool(bus.provider_stack) or not _MODEL_EVENTS.isdisjoint(bus.listened)
+    return bool(bus.stacks.get("provider")) or not _MODEL_EVENTS.isdisjoint(bus.listened)
 
 
 def _plain(schema: AgentOutputSchemaBase | None) -> bool:

@@ -329,7 +329,7 @@ def _reraise(scope: RunScope, exc: BaseException) -> NoReturn:
 def tools_hooked_bus(bus: HookBus) -> bool:
     """Whether tool calls may be asked about: the hooks ahead of a tool body then run in its
     ``needs_approval``, so an ``Ask`` becomes the SDK's approval request."""
-    return bool(bus.tool_stack) or "pre_tool_call" in bus.listened
+    return bool(bus.stacks.get("tool")) or "pre_tool_call" in bus.listened
 
 
 def _call_id(item: ToolApprovalItem) -> str | None:

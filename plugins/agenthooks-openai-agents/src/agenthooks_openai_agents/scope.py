@@ -31,8 +31,6 @@ class Approval:
     task: asyncio.Task[ToolOutcome]
     body: asyncio.Future[Any]
     """Resolved with the tool body (``async (arguments) -> result``) once the SDK runs it."""
-    entered: asyncio.Event
-    """Set once the hooks let the call through to its body."""
 
 
 @dataclass(eq=False)

@@ -12,7 +12,9 @@ layer ahead of the body, so an ``Ask`` becomes the SDK's own approval request
 ``state.reject(item, rejection_message=...)``.
 """
 
-from __future__ import annotations
+# no ``from __future__ import annotations`` here: the SDK reads the annotations of a tool's
+# ``on_invoke_tool`` on every call (to pick its context type), and evaluating string
+# annotations compiles them each time
 
 import asyncio
 import copy
@@ -49,7 +51,7 @@ _TOOL_EVENTS = GROUPS["tool_call"]
 def tools_hooked(run: BridgeRun) -> bool:
     """Whether a tool call of ``run`` goes through the hook layer."""
     bus = run.bus
-    return bool(bus.tool_stack) or not _TOOL_EVENTS.isdisjoint(bus.listened)
+    return bool(bus.stacks.get("tool")) or not _TOOL_EVENTS.isdisjoint(bus.listened)
 
 
 @lru_cache(maxsize=512)
@@ -113,6 +115,17 @@ class HookedTool:
         self.policy = tool.needs_approval
         self._raising: FunctionTool | None = None
         self._described: BridgeTool | None = None
+        try:  # made by function_tool: its invoker takes the tool context the SDK gives ours
+            tool.__wrapped__  # noqa: B018
+            self._direct = True
+        except AttributeError:
+            self._direct = False
+
+    async def _run(self, tool: FunctionTool, ctx: ToolContext[Any], arguments: str) -> Any:
+        if self._direct:
+            return await tool.on_invoke_tool(ctx, arguments)
+        # another invoker: the SDK's own call, which picks the context type it declares
+        return await invoke_function_tool(function_tool=tool, context=ctx, arguments=arguments)
 
     @property
     def raising(self) -> FunctionTool:
@@ -149,18 +162,21 @@ class HookedTool:
 
     # --- the call as hooks see it ----------------------------------------------------------
 
-    def _call(self, call_id: str, text: str) -> tuple[ToolCall, ToolValidationError | None]:
-        arguments, raw = parse_arguments(text)
-        call = ToolCall(id=call_id, name=self.original.name, arguments=arguments)
+    def _call(
+        self, call_id: str, arguments: dict[str, Any], raw: str | None = None
+    ) -> tuple[ToolCall, ToolValidationError | None]:
+        """The call as hooks get it: its arguments validated with the tool's own schema, or
+        the error that says why they are not valid."""
+        name = self.original.name
         if raw is not None:
-            return call.model_copy(update={"raw_arguments": raw}), ToolValidationError(
-                f"the arguments of tool {self.original.name!r} are not a JSON object"
+            return ToolCall(id=call_id, name=name, raw_arguments=raw), ToolValidationError(
+                f"the arguments of tool {name!r} are not a JSON object"
             )
         try:
             validated = self.described.validate(arguments)
         except ToolValidationError as exc:
-            return call, exc
-        return call.model_copy(update={"arguments": validated}), None
+            return ToolCall(id=call_id, name=name, arguments=arguments), exc
+        return ToolCall(id=call_id, name=name, arguments=validated), None
 
     # --- needs_approval: the hooks ahead of the body -----------------------------------------
 
@@ -173,24 +189,29 @@ class HookedTool:
         scope = current()
         if scope is None or not tools_hooked(scope.run):
             return False
-        call, invalid = self._call(call_id, _arguments_text(params))
+        call, invalid = self._call(call_id, params)
         if invalid is not None:
             return False  # the body's turn reports it, as the SDK would run it
         loop = asyncio.get_running_loop()
         body: asyncio.Future[Any] = loop.create_future()
-        entered = asyncio.Event()
+        decided: asyncio.Future[None] = loop.create_future()
+
+        def decide(_: object = None) -> None:
+            if not decided.done():
+                decided.set_result(None)
 
         async def deferred(arguments: dict[str, Any]) -> Any:
-            entered.set()
+            decide()  # the hooks let the call through: the SDK runs its body next
             run_body = await body
             return await run_body(arguments)
 
         task = asyncio.ensure_future(scope.run.tool_call(call, self.described, deferred))
-        waiter = asyncio.ensure_future(entered.wait())
+        task.add_done_callback(decide)  # or they decided without it (deny, ask, result)
         try:
-            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
+            await decided
+        except BaseException:
+            task.cancel()
+            raise
         if task.done():
             error = task.exception()
             if error is not None:
@@ -204,7 +225,7 @@ class HookedTool:
                     reason=outcome.asked,
                 )
                 return True
-        scope.approvals[call_id] = Approval(call, task, body, entered)
+        scope.approvals[call_id] = Approval(call, task, body)
         return False
 
     # --- on_invoke_tool ----------------------------------------------------------------------
@@ -213,11 +234,9 @@ class HookedTool:
         """The SDK runs the tool: through the hook layer when anyone listens."""
         scope = current()
         if scope is None or not tools_hooked(scope.run):
-            # nobody listens: the tool as the SDK runs it (its own timeout, if any, is the
-            # hooked tool's too, which the SDK applies first)
-            return await invoke_function_tool(
-                function_tool=self.original, context=ctx, arguments=input
-            )
+            # nobody listens: the tool as the SDK runs it (the SDK applies its timeout to
+            # the hooked tool)
+            return await self._run(self.original, ctx, input)
         run = scope.run
         call_id = ctx.tool_call_id
         pending = scope.approvals.pop(call_id, None)
@@ -227,9 +246,7 @@ class HookedTool:
                 # the arguments as sent when no hook changed them: the SDK validates them
                 # exactly as without the bridge
                 text = input if arguments is call.arguments else _arguments_text(arguments)
-                return await invoke_function_tool(
-                    function_tool=self.raising, context=ctx, arguments=text
-                )
+                return await self._run(self.raising, ctx, text)
 
             return body
 
@@ -239,7 +256,7 @@ class HookedTool:
                     pending.body.set_result(body_for(pending.call))
                 outcome = await pending.task
             else:
-                call, invalid = self._call(call_id, input)
+                call, invalid = self._call(call_id, *parse_arguments(input))
                 if invalid is not None:
                     outcome = await self._invalid(run, call, invalid)
                 else:
