@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenthooks_strands.testing import tool_calls
 from strands_helpers import RAN, USER, sent
 
 from agenthooks import (
@@ -184,3 +185,35 @@ async def test_the_same_conversation_gives_the_hooks_the_same_values(make, bus: 
     mine, theirs = _values(strands), _values(ours)
     # the same emissions with the same values; within the parallel batch the order may differ
     assert sorted(map(repr, mine)) == sorted(map(repr, theirs))
+
+
+async def test_an_agent_used_as_a_tool_is_a_sub_agent_run(bus: HookBus) -> None:
+    from strands import tool as strands_tool
+    from strands_helpers import build
+
+    recorder = HookRecorder()
+    recorder.attach(bus)
+    helper, _ = build(bus, ["42"], tools=(), name="helper")
+
+    @strands_tool
+    async def ask_helper(question: str) -> str:
+        """Ask the helper agent."""
+        return str(await helper.invoke_async(question)).strip()
+
+    agent, model = build(
+        bus,
+        [tool_calls(("c1", "ask_helper", {"question": "6*7?"})), "It is 42."],
+        tools=[ask_helper],
+    )
+    await agent.invoke_async("What is 6*7?")
+
+    starts = recorder.of("on_chat_start")
+    assert [(s.agent, s.message) for s in starts] == [
+        ("assistant", "What is 6*7?"),
+        ("helper", "6*7?"),
+    ]
+    assert starts[1].parent_run_id == starts[0].run_id != starts[1].run_id
+    assert starts[0].parent_run_id is None
+    assert model.requests[1]["messages"][-1]["content"][0]["toolResult"]["content"] == [
+        {"text": "42"}
+    ]

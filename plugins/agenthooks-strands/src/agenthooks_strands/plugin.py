@@ -23,6 +23,7 @@ import dataclasses
 import json
 import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, cast
 
 from strands.hooks import AfterInvocationEvent, AfterToolsEvent, MessageAddedEvent
@@ -117,6 +118,7 @@ class _State:
         "between",
         "model_id",
         "resumed",
+        "token",
         "quiet_model",
         "streams",
         "quiet_tools",
@@ -144,6 +146,7 @@ class _State:
         """The transcript after a turn's tool results: the next model call is a next turn."""
         self.model_id = ""
         self.resumed = False
+        self.token: Token[str | None] | None = None
         """The run continues a paused one: its calls may carry a human's answer."""
 
 
@@ -206,11 +209,14 @@ class AgentHooksPlugin(Plugin):
             agent=str(getattr(agent, "name", None) or "agent"),
             run_id=str(asked[0].reason.get("run_id") or "") or None if asked else _trace_id(agent),
             session_id=getattr(agent, "session_id", None),
+            parent_run_id=_RUNNING.get(),
         )
         state = _State(run, text, self.bus)
         state.resumed = bool(asked)
         self._stages(agent, state)
         self._states[key] = state
+        # an agent a tool of this run invokes (an agent as a tool) is a sub-agent run of it
+        state.token = _RUNNING.set(run.run_id)
         try:
             async with run:
                 try:
@@ -246,6 +252,7 @@ class AgentHooksPlugin(Plugin):
         finally:
             if self._states.get(key) is state:
                 del self._states[key]
+            _reset(state)
 
     def _stages(self, agent: Any, state: _State) -> None:
         """Add the model and tool stages to ``agent`` once a run's bus hears them."""
@@ -312,6 +319,7 @@ class AgentHooksPlugin(Plugin):
         state = self._states.get(key)
         if state is not None and state.run.ended is None:
             del self._states[key]
+            _reset(state)  # here, in the caller's context: the stage closes later, elsewhere
             await state.run.abort("stream closed")
 
     # --- one model turn --------------------------------------------------------------------
@@ -755,7 +763,19 @@ class _Stream:
         await run.bus.dispatch(event, cls.model_construct(**run.base(), **values))
 
 
-# --- helpers ---------------------------------------------------------------------------------
+# --- helpers -------------------------------------------------------------------------------
+
+_RUNNING: ContextVar[str | None] = ContextVar("agenthooks_strands_run", default=None)
+"""The run of the Strands invocation in progress in this context (a sub-agent's parent)."""
+
+
+def _reset(state: _State) -> None:
+    token, state.token = state.token, None
+    if token is not None:
+        try:
+            _RUNNING.reset(token)
+        except ValueError:  # closed from another context: that context never saw the run
+            pass
 
 
 def _ours(state: _State, exc: Exception) -> BaseException:
