@@ -283,7 +283,9 @@ class Reader:
         self._read: dict[int, tuple[BaseMessage, Any, Any, ChatMessage]] = {}
 
     def __call__(self, message: BaseMessage) -> ChatMessage:
-        content, calls = message.content, getattr(message, "tool_calls", None)
+        # (no getattr with a default: on a pydantic model a missing attribute costs an exception)
+        content = message.content
+        calls = message.tool_calls if isinstance(message, AIMessage) else None
         known = self._read.get(id(message))
         if (
             known is None
