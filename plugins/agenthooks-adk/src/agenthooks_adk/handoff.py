@@ -103,13 +103,9 @@ async def start(
 
 
 async def finish(pending: Pending[Q, A, T]) -> T:
-    """The hook layer's answer once the framework's answer is handed over."""
-    try:
-        return await asyncio.shield(pending.task)
-    except asyncio.CancelledError:
-        if not pending.task.done():
-            pending.task.cancel()
-        raise
+    """The hook layer's answer once the framework's answer is handed over (a cancellation of
+    the caller cancels the hook layer's task too)."""
+    return await pending.task
 
 
 __all__ = ["Handoff", "Pending", "finish", "start"]
