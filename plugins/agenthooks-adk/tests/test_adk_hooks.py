@@ -265,3 +265,43 @@ async def test_streamed_chunks_pass_through_and_the_complete_response_is_rewritt
     assert partial == ["Hel", "lo"]
     assert responses == ["Hello"]
     assert s.final_text(events) == "HELLO"
+
+
+async def test_a_tool_that_declares_a_json_schema_is_validated_with_it() -> None:
+    from google.adk.tools.base_tool import BaseTool
+    from google.genai import types
+
+    class Lookup(BaseTool):
+        def __init__(self) -> None:
+            super().__init__(name="lookup", description="Find a contact.")
+
+        def _get_declaration(self) -> types.FunctionDeclaration:
+            return types.FunctionDeclaration(
+                name="lookup",
+                description="Find a contact.",
+                parameters_json_schema={
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"],
+                },
+            )
+
+        async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+            return f"{args['name']}: found"
+
+    bus = HookBus()
+    seen: list[Any] = []
+    bus.on("pre_tool_call", lambda ctx: seen.append((ctx.call.arguments, ctx.tool.parameters)))
+    model = s.ScriptedLlm(
+        script=[
+            s.model_turn(s.call("lookup", "ok", name="Ada"), s.call("lookup", "bad", name=7)),
+            s.model_turn("done"),
+        ]
+    )
+    await s.run(s.runner(bus, model, [Lookup()]), "find Ada")
+    assert [arguments for arguments, _ in seen] == [{"name": "Ada"}]
+    assert seen[0][1]["required"] == ["name"]
+    assert s.tool_messages(model.requests[1]) == [
+        ("ok", {"result": "Ada: found"}),
+        ("bad", {"error": "invalid arguments for tool 'lookup': name: 7 is not of type 'string'"}),
+    ]
