@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from rel_contract import effect
 from rel_faults import (
     PARITY,
@@ -25,6 +26,10 @@ from rel_faults import (
     sequence,
 )
 from rel_tally import Tally
+
+# the "bad return" fault on an observer event is warned about by design (one
+# IgnoredReturnWarning per handler, tested in test_silent_mistakes.py); here it is noise
+pytestmark = pytest.mark.filterwarnings("ignore::agenthooks.errors.IgnoredReturnWarning")
 
 # per mode: case (mode-free) -> (events without stream events, normalized outcome)
 _SEEN: dict[bool, dict[Case, tuple[Any, Any]]] = {}
