@@ -116,6 +116,12 @@ def _cases() -> dict[tuple[str, str], Case]:
             lambda ctx: {"response": ctx.response.model_copy(update={"content": "R"})},
             lambda out, model: out["messages"][-1].content == "R" or _fail(),
         ),
+        ("on_response", "deny"): (
+            lambda ctx: Deny("unsafe answer"),
+            lambda out, model: (
+                (out["messages"][-1].content == "unsafe answer" and len(model.sent) == 1) or _fail()
+            ),
+        ),
         ("on_model_error", "response"): (
             lambda ctx: {"response": reply},
             lambda out, model: out["messages"][-1].content == reply.content or _fail(),

@@ -351,3 +351,14 @@ async def test_should_stop_ends_the_run_gracefully_between_turns() -> None:
     done = recorder.of("on_chat_done")[0].output
     assert done.finish_reason == "stopped"
     assert recorder.events[-2:] == ["on_chat_done", "on_chat_end"]
+
+
+async def test_a_denied_response_ends_the_run_denied_without_acting_on_it() -> None:
+    bus = HookBus()
+    bus.on("on_response", lambda ctx: Deny("unsafe answer"))
+    recorder = Recorder(bus)
+    out = await agent(conversation_model(), bus).ainvoke(ask())
+    assert ran == []  # the tool calls of the denied response never ran
+    assert out["messages"][-1].content == "unsafe answer"
+    done = recorder.of("on_chat_done")[0].output
+    assert (done.content, done.finish_reason) == ("unsafe answer", "denied")

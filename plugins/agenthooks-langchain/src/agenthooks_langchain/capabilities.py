@@ -37,7 +37,7 @@ CAPABILITIES = Capabilities(
         "on_chat_start": frozenset({"deny"}),
         "on_user_message": frozenset({"message", "deny"}),
         "pre_request": frozenset({"request", "response", "deny"}),
-        "on_response": frozenset({"response"}),
+        "on_response": frozenset({"response", "deny"}),
         "on_model_error": frozenset({"response", "error"}),
         "pre_tool_call": frozenset({"call", "result", "error", "deny", "ask"}),
         "on_tool_call_result": frozenset({"result", "deny"}),
