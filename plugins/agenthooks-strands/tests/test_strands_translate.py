@@ -246,3 +246,19 @@ async def test_through_an_agent_observers_send_the_model_what_strands_sends(
     await bare.invoke_async(content)
 
     assert model.requests == bare_model.requests
+
+
+def test_a_message_read_before_is_not_read_again_unless_it_changed() -> None:
+    known: dict[str, Any] = {}
+    first = copy.deepcopy(transcript())
+    read = to_chat_messages(first, known)
+    again = to_chat_messages(copy.deepcopy(transcript()), known)
+    assert again.messages[0] is read.messages[0]  # the same tracking id, an equal message
+
+    changed = copy.deepcopy(transcript())
+    changed[0]["content"][0] = {"text": "What else is in "}
+    reread = to_chat_messages(changed, known)
+    assert reread.messages[0] is not read.messages[0]
+    assert reread.messages[0].content == "What else is in this?"
+    # messages without a tracking id are always read
+    assert to_chat_messages(first, known).messages[1] is not read.messages[1]

@@ -62,6 +62,7 @@ from agenthooks.events import (
 from .capabilities import CAPABILITIES
 from .tools import bridge_tool
 from .translate import (
+    Known,
     RequestView,
     from_chat_messages,
     message_text,
@@ -119,6 +120,8 @@ class _State:
         "model_id",
         "resumed",
         "token",
+        "known",
+        "said",
         "quiet_model",
         "streams",
         "quiet_tools",
@@ -147,6 +150,9 @@ class _State:
         self.model_id = ""
         self.resumed = False
         self.token: Token[str | None] | None = None
+        self.known: Known = {}
+        self.said: tuple[Any, list[ChatMessage]] | None = None
+        """The messages of earlier model calls of the run, as read (by tracking id)."""
         """The run continues a paused one: its calls may carry a human's answer."""
 
 
@@ -341,7 +347,11 @@ class AgentHooksPlugin(Plugin):
             if state.quiet_model:
                 # no model hook hears the call: it streams through untouched, and nothing is
                 # translated unless a stream observer listens
-                stream = _Stream(run, _view(ctx).request, locked=False) if state.streams else None
+                stream = (
+                    _Stream(run, _view(ctx, state.known).request, locked=False)
+                    if state.streams
+                    else None
+                )
                 stop: ModelStopReason | None = None
                 try:
                     if stream is not None:
@@ -463,7 +473,9 @@ class AgentHooksPlugin(Plugin):
                 raise
             if stop is None:
                 raise RuntimeError("the Strands model stage ended without a ModelStopReason")
-            response = to_response(stop.stop_reason, stop.message, stop.usage)
+            chat = message_to_chat(stop.message)[0]
+            response = to_response(stop.stop_reason, stop.message, stop.usage, chat)
+            seen["chat"] = chat
             if stream is not None:
                 await stream.end(response)
             seen["stop"], seen["response"] = stop, response
@@ -487,6 +499,8 @@ class AgentHooksPlugin(Plugin):
         original: ModelStopReason | None = seen.get("stop")
         if original is not None and (got is seen["response"] or got == seen["response"]):
             stop = original
+            # Strands commits this very message: on_message reads it as the call did
+            state.said = (original.message, [seen["chat"]])
         else:
             stop_reason, message = response_back(got, original.message if original else None)
             stop = ModelStopReason(
@@ -689,7 +703,12 @@ class AgentHooksPlugin(Plugin):
         message = event.message
         results = any("toolResult" in b for b in message.get("content", []))
         if run.listened("on_message"):
-            for chat in to_chat_messages([message]).messages:
+            said = state.said
+            if said is not None and said[0] is message:
+                chats = said[1]
+            else:
+                chats = to_chat_messages([message]).messages
+            for chat in chats:
                 await run.message(chat)
         if results:
             await run.loop_end()
@@ -818,9 +837,11 @@ def _hook_error(exc: BaseException) -> bool:
     return ends_run(exc) or isinstance(exc, AgentHooksError)
 
 
-def _view(ctx: InvokeModelContext) -> RequestView:
+def _view(ctx: InvokeModelContext, known: Known) -> RequestView:
     model_id = _model_id(ctx.model)
-    return to_request(ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id)
+    return to_request(
+        ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id, known
+    )
 
 
 def _model_id(model: Any) -> str:

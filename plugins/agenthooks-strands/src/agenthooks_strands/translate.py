@@ -123,14 +123,33 @@ class Translated:
     source: Sequence[Readable]
 
 
-def to_chat_messages(messages: Sequence[Readable]) -> Translated:
+Known = dict[str, tuple[Readable, list[ChatMessage]]]
+"""Messages read before, by Strands tracking id: the message as read and what it read as."""
+
+
+def to_chat_messages(messages: Sequence[Readable], known: Known | None = None) -> Translated:
     """Read a Strands transcript: a user message's ``toolResult`` blocks become one ``tool``
     message each (then its text, if any, one ``user`` message); an assistant message becomes one
-    ``assistant`` message with its text, tool calls and thinking blocks."""
+    ``assistant`` message with its text, tool calls and thinking blocks.
+
+    ``known`` spares reading a message again: one equal to the message read before under its
+    tracking id reads as it did (a model call's transcript is the last one and a few more);
+    it is updated with what was read. Give it only messages nobody changes afterwards (the
+    copies Strands makes for each model call).
+    """
     out: list[ChatMessage] = []
     origins: list[int] = []
     for index, message in enumerate(messages):
-        for chat in message_to_chat(message):
+        chats: list[ChatMessage] | None = None
+        tracking = message.get("tracking_id") if known is not None else None
+        if tracking is not None and known is not None:
+            seen = known.get(tracking)
+            if seen is not None and seen[0] == message:
+                chats = seen[1]
+            else:
+                chats = message_to_chat(message)
+                known[tracking] = (message, chats)
+        for chat in chats if chats is not None else message_to_chat(message):
             out.append(chat)
             origins.append(index)
     return Translated(out, origins, messages)
@@ -461,9 +480,11 @@ def to_request(
     tool_specs: Sequence[Readable],
     tool_choice: Any,
     model_id: str,
+    known: Known | None = None,
 ) -> RequestView:
-    """A Strands model call's input as a ``ProviderRequest``."""
-    transcript = to_chat_messages(messages)
+    """A Strands model call's input as a ``ProviderRequest`` (``known``: see
+    ``to_chat_messages``)."""
+    transcript = to_chat_messages(messages, known)
     request = ProviderRequest(
         model=model_id,
         system=system_text(system_prompt),
@@ -486,9 +507,13 @@ def _choice(tool_choice: Any) -> str | dict[str, Any] | None:
     return None
 
 
-def to_response(stop_reason: str, message: Readable, usage: Readable | None) -> ProviderResponse:
-    """A finished Strands model call (its stop reason, message and usage) as a ``ProviderResponse``."""
-    chat = message_to_chat(message)[0]
+def to_response(
+    stop_reason: str, message: Readable, usage: Readable | None, chat: ChatMessage | None = None
+) -> ProviderResponse:
+    """A finished Strands model call (its stop reason, message and usage) as a
+    ``ProviderResponse``; ``chat``: the message as already read, if it was."""
+    if chat is None:
+        chat = message_to_chat(message)[0]
     return ProviderResponse(
         content=chat.content,
         tool_calls=chat.tool_calls,
@@ -521,6 +546,7 @@ def response_back(
 
 
 __all__ = [
+    "Known",
     "RequestView",
     "StrandsMessage",
     "Translated",
