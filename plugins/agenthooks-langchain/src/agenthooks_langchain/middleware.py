@@ -84,7 +84,6 @@ class _Run:
     asked: list[PendingCall] = field(default_factory=list)
     last: AIMessage | None = None
     """The latest answer of the model (the final one is committed after ``post_agent``)."""
-    resumed: bool = False
     read: Reader = field(default_factory=Reader)
     """Each LangChain message of the run as a ``ChatMessage``, translated once."""
     final: AgentResponse | None = None
@@ -532,7 +531,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         return self._resumed(graph, config, kept["id"], len(state.get("messages", ())))
 
     def _resumed(self, graph: UUID, config: RunnableConfig, run_id: str, start: int) -> _Run:
-        run = _Run(self._bridge(config, run_id), resumed=True, start=start)
+        run = _Run(self._bridge(config, run_id), start=start)
         self._follow(graph, run)
         return run
 
@@ -573,7 +572,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await bridge.abort("stream closed")
             elif error is not None and not isinstance(error, GraphBubbleUp):
                 await bridge.error(error)
-            elif error is not None or run.asked or interrupted or _interrupted(output):
+            elif error is not None or run.asked or interrupted:
                 # an interrupt (ours or another middleware's) waits for a human
                 await bridge.paused(
                     AgentResponse(
@@ -689,10 +688,6 @@ def _last_index(messages: Sequence[AnyMessage | BaseMessage], kind: type) -> int
         if isinstance(messages[i], kind):
             return i
     return None
-
-
-def _interrupted(output: Any) -> bool:
-    return isinstance(output, dict) and bool(output.get("__interrupt__"))
 
 
 def _as_text(result: Any) -> str:
