@@ -158,3 +158,17 @@ async def test_a_done_run_is_not_ended_again_when_the_graph_ends() -> None:
     await agent(conversation_model(), bus).ainvoke(ask())
     await asyncio.sleep(0)
     assert _ends(recorder) == ["on_chat_done", "on_chat_end"]
+
+
+async def test_an_on_chat_done_handler_that_raises_reaches_the_caller() -> None:
+    bus = HookBus()
+    seen: list[str] = []
+
+    def broken(ctx: Any) -> None:
+        seen.append(ctx.response.content)
+        raise ValueError("done handler failed")
+
+    bus.on("on_chat_done", broken)
+    with pytest.raises(ValueError, match="done handler failed"):
+        await agent(conversation_model(), bus).ainvoke(ask())
+    assert seen == ["done"]

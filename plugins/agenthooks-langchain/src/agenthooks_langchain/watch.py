@@ -95,6 +95,8 @@ class RunEnds(BaseCallbackHandler):
     or fails (the exception), before the caller gets either."""
 
     run_inline = True
+    raise_error = True
+    """An ``on_chat_done`` handler's exception reaches the caller (LangChain would log it)."""
     ignore_llm = True
     ignore_retry = True
     ignore_agent = True
