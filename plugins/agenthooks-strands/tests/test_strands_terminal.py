@@ -178,3 +178,16 @@ async def test_a_finished_run_ends_once(make, recorder: HookRecorder) -> None:
     first, second = recorder.of("on_chat_end")
     assert first.run_id != second.run_id
     assert tool_results(model)["call_1"] == ("success", "deleted /tmp/a.txt")
+
+
+async def test_strands_own_limits_end_the_run_stopped(make, recorder: HookRecorder) -> None:
+    agent, model = make(
+        [tool_calls(("c1", "read_file", {"path": "/x"})), "never"], tools=[read_file]
+    )
+
+    result = await agent.invoke_async("read", limits={"turns": 1})
+
+    assert result.stop_reason == "limit_turns"
+    assert len(model.requests) == 1
+    assert ends(recorder) == ["on_chat_done", "on_chat_end"]
+    assert recorder.of("on_chat_done")[0].response.finish_reason == "stopped"

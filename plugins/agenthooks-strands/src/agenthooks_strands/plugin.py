@@ -209,11 +209,15 @@ class AgentHooksPlugin(Plugin):
             i for i in ctx._interrupts.values() if i.name == APPROVAL and isinstance(i.reason, dict)
         ]
         text = _user_text(ctx.messages) if not _INPUT.isdisjoint(self.bus.listened) else ""
+        if asked:  # the paused run goes on
+            run_id = str(asked[0].reason.get("run_id") or "") or None
+        else:
+            run_id = _trace_id(agent)
         run = BridgeRun(
             self.bus,
             CAPABILITIES,
             agent=str(getattr(agent, "name", None) or "agent"),
-            run_id=str(asked[0].reason.get("run_id") or "") or None if asked else _trace_id(agent),
+            run_id=run_id,
             session_id=getattr(agent, "session_id", None),
             parent_run_id=_RUNNING.get(),
         )
@@ -310,7 +314,7 @@ class AgentHooksPlugin(Plugin):
         if answer is None:
             answer = AgentResponse(
                 content=message_text(message),
-                finish_reason=_FINISH.get(stop_reason, "stop"),
+                finish_reason=_finish_reason(stop_reason),
                 usage=run.usage,
                 iterations=_iterations(run),
                 agent=run.agent,
@@ -375,8 +379,7 @@ class AgentHooksPlugin(Plugin):
                     run.usage = run.usage + to_usage(stop.usage)
                 yield await self._settle(state, stop)
                 return
-            yield_later: list[Any] = []
-            async for event in self._hooked_model(state, ctx, next_fn, yield_later):
+            async for event in self._hooked_model(state, ctx, next_fn, []):
                 yield event
         except Exception as exc:
             raise _ours(state, exc) from None
@@ -526,7 +529,7 @@ class AgentHooksPlugin(Plugin):
         # signature on each model_construct): every value is one of ours already
         answer = AgentResponse.model_construct(
             content=text,
-            finish_reason=_FINISH.get(stop.stop_reason, "stop"),
+            finish_reason=_finish_reason(stop.stop_reason),
             messages=[],
             usage=run.usage,
             iterations=_iterations(run),
@@ -842,6 +845,13 @@ def _view(ctx: InvokeModelContext, known: Known) -> RequestView:
     return to_request(
         ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id, known
     )
+
+
+def _finish_reason(stop_reason: str) -> FinishReason:
+    # Strands' own limits (limits={"turns": ...}) end a run gracefully: "stopped", as ours do
+    if stop_reason.startswith("limit_"):
+        return "stopped"
+    return _FINISH.get(stop_reason, "stop")
 
 
 def _model_id(model: Any) -> str:
