@@ -11,6 +11,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..errors import StoreError
+from ..stores.postgres import PostgresStore  # psycopg itself is imported on first use
 from ..stores.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -48,11 +49,19 @@ def missing_store(store: SQLStore) -> str | None:
     return None
 
 
+STORE_WAIT = 10.0
+"""Seconds a command waits for a PostgreSQL connection before it says the store cannot be
+reached (a worker's store waits longer: ``PostgresStore(timeout=30.0)``)."""
+
+
 def existing(store: SQLStore) -> SQLStore:
-    """``store``, or a ``CLIError`` (exit 2) when reading it would create it."""
+    """``store``, or a ``CLIError`` (exit 2) when reading it would create it. A PostgreSQL
+    store waits at most ``STORE_WAIT`` for a connection: a person is waiting."""
     problem = missing_store(store)
     if problem is not None:
         raise CLIError(problem)
+    if isinstance(store, PostgresStore):
+        store.timeout = min(store.timeout, STORE_WAIT)
     return store
 
 
@@ -125,6 +134,7 @@ def table(
 
 
 __all__ = [
+    "STORE_WAIT",
     "CLIError",
     "Subparsers",
     "existing",
