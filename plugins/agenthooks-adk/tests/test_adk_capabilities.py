@@ -10,8 +10,10 @@ from typing import Any
 import adk_scripted as s
 import pytest
 from agenthooks_adk import CAPABILITIES
+from google.adk.agents import LlmAgent
 from google.adk.events.event import Event
 from google.adk.models.llm_request import LlmRequest
+from google.adk.tools.agent_tool import AgentTool
 from google.genai import types
 
 from agenthooks import Ask, Deny, HookBus, ProviderResponse
@@ -69,6 +71,20 @@ async def test_every_event_the_bridge_declares_fires() -> None:
         name="adk_request_confirmation", id=request.id, response={"confirmed": True}
     )
     await s.run(runner, types.Content(role="user", parts=[types.Part(function_response=fr)]))
+    # a handoff and a sub-agent
+    from test_adk_agents import transfer_app
+
+    bus = HookBus()
+    bus.on("on_event", lambda r: fired.add(r.type))
+    await s.run(transfer_app(bus)[0], "help me")
+    helper = LlmAgent(name="helper", model=s.ScriptedLlm(script=[s.model_turn("helped")]))
+    tool = AgentTool(helper)
+    await _fired(
+        HookBus(),
+        fired,
+        [s.model_turn(s.call("helper", "a1", request="do it")), s.model_turn("ok")],
+        tools=[tool],
+    )
     # a cancellation
     bus = HookBus()
     bus.on("on_event", lambda r: fired.add(r.type))
@@ -131,6 +147,10 @@ def _tool_calls(ids: list[str]) -> Check:
         assert [fc.id for e in events for fc in e.get_function_calls()] == ids
 
     return check
+
+
+def _stayed(events: list[Event], requests: list[LlmRequest]) -> None:
+    assert ("t1", {"error": "no"}) in s.tool_messages(requests[-1])
 
 
 def _missing() -> list[Any]:
@@ -226,6 +246,14 @@ CASES: dict[tuple[str, str], tuple[Callable[[Any], Any], Callable[[], list[Any]]
         _answer("redacted"),
     ),
     ("post_agent", "deny"): (lambda ctx: Deny("withheld"), s.conversation, _answer("withheld")),
+    ("pre_handoff", "deny"): (
+        lambda ctx: Deny("no"),
+        lambda: [
+            s.model_turn(s.call("transfer_to_agent", "t1", agent_name="helper")),
+            s.model_turn("stayed"),
+        ],
+        _stayed,
+    ),
 }
 
 
@@ -245,7 +273,11 @@ async def test_each_declared_return_is_carried_out(event: str, key: str) -> None
     )
     bus.on(event, handler, **match)
     model = s.ScriptedLlm(script=script())
-    events = await s.run(s.runner(bus, model), MESSAGE)
+    options: dict[str, Any] = {}
+    if event == "pre_handoff":
+        helper = LlmAgent(name="helper", model=s.ScriptedLlm(script=[s.model_turn("helped")]))
+        options["sub_agents"] = [helper]
+    events = await s.run(s.runner(bus, model, **options), MESSAGE)
     check(events, model.requests)
 
 

@@ -29,6 +29,10 @@ CAPABILITIES = Capabilities(
             "on_chat_paused",
             "on_run_resumed",
             "on_chat_end",
+            "pre_handoff",
+            "on_handoff",
+            "on_subagent_start",
+            "on_subagent_stop",
         }
     ),
     honours={
@@ -41,8 +45,13 @@ CAPABILITIES = Capabilities(
         "on_tool_call_result": frozenset({"result", "terminate", "deny"}),
         "on_tool_call_error": frozenset({"result", "error", "terminate"}),
         "post_agent": frozenset({"response", "deny"}),
+        "pre_handoff": frozenset({"deny"}),
     },
     gaps={
+        "pre_handoff.ask": (
+            "ADK's tool confirmation pauses tool calls; the bridge does not pause a "
+            "transfer_to_agent call with it (deny it, or ask before the run)"
+        ),
         "on_model_error.error": (
             "ADK re-raises the model's own exception once its error callbacks return; a "
             "plugin can recover with a response but cannot put another error in its place"

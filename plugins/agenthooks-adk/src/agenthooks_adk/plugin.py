@@ -27,6 +27,9 @@ Each ADK invocation is one agenthooks run (its ``run_id`` is ADK's invocation id
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,16 +42,25 @@ from google.adk.events.event import Event
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.adk.tools.tool_context import ToolContext
+from google.adk.tools.transfer_to_agent_tool import TransferToAgentTool
 from google.genai import types
 
-from agenthooks import Approve, Deny, HookBus
+from agenthooks import Approve, Ask, Deny, HookBus
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.errors import ToolValidationError
-from agenthooks.events import GROUPS, RunResumedContext
+from agenthooks.events import (
+    GROUPS,
+    OnHandoffContext,
+    PreHandoffContext,
+    RunResumedContext,
+    SubagentStartContext,
+    SubagentStopContext,
+)
 from agenthooks.messages import (
     AgentResponse,
     ChatMessage,
@@ -82,6 +94,8 @@ CONFIRMATION = "adk_request_confirmation"
 WAITING = "This tool call requires confirmation, please approve or reject."
 """What ADK stores as a paused call's response until it is answered (ADK's own words)."""
 REJECTED = "This tool call is rejected."
+_PARENT: ContextVar[str | None] = ContextVar("agenthooks_adk_parent_run", default=None)
+"""The run whose ``AgentTool`` call is running (the parent of the sub-agent's run)."""
 
 
 @dataclass
@@ -119,6 +133,8 @@ class _Run:
     """Calls the hook layer answered in ``before_tool_callback`` (ADK still runs its
     after-tool callbacks for them)."""
     rejected: dict[str, str] = field(default_factory=dict)
+    delegations: dict[str, tuple[float, str, Any]] = field(default_factory=dict)
+    """Handoffs and sub-agent calls in flight: when, to which agent, the parent token."""
     watched: bool = False
 
 
@@ -152,6 +168,7 @@ class AgentHooksPlugin(BasePlugin):
                 agent=agent,
                 run_id=ic.invocation_id,
                 session_id=ic.session.id,
+                parent_run_id=_PARENT.get(),
             )
             state = self._runs[ic.invocation_id] = _Run(run, ic)
         return state
@@ -294,6 +311,7 @@ class AgentHooksPlugin(BasePlugin):
         state = self._of(callback_context)
         if state is not None:
             self._watch(state)
+            state.run.agent = agent.name  # after a transfer, the agent that now runs
         return None
 
     # --- model calls ------------------------------------------------------------------------
@@ -423,7 +441,20 @@ class AgentHooksPlugin(BasePlugin):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        """The hook layer runs up to the tool body (or answers the call itself)."""
+        """The hook layer runs up to the tool body (or answers the call itself); a
+        ``transfer_to_agent`` call is a handoff (``pre_handoff``), an ``AgentTool`` call a
+        sub-agent (``on_subagent_start``, and the sub-agent's run gets this run as its
+        parent)."""
+        if isinstance(tool, TransferToAgentTool):
+            return await self._pre_handoff(tool_args, tool_context)
+        answer = await self._before_tool(tool, tool_args, tool_context)
+        if answer is None and isinstance(tool, AgentTool):
+            await self._subagent_start(tool, tool_args, tool_context)
+        return answer
+
+    async def _before_tool(
+        self, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
         state = self._of(tool_context)
         if state is None:
             return None
@@ -490,6 +521,15 @@ class AgentHooksPlugin(BasePlugin):
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
         """The tool body returned: ``on_tool_call_result`` and the result the model reads."""
+        if isinstance(tool, (TransferToAgentTool, AgentTool)):
+            await self._delegated(tool, tool_context, result, None)
+            if isinstance(tool, TransferToAgentTool):
+                return None
+        return await self._after_tool(tool, tool_context, result)
+
+    async def _after_tool(
+        self, tool: BaseTool, tool_context: ToolContext, result: Any
+    ) -> dict[str, Any] | None:
         state = self._of(tool_context)
         if state is None:
             return None
@@ -520,6 +560,8 @@ class AgentHooksPlugin(BasePlugin):
     ) -> dict[str, Any] | None:
         """The tool body raised: ``on_tool_call_error`` sees the exception (with its type)
         and may recover; otherwise ADK raises it, as it does without the bridge."""
+        if isinstance(tool, (TransferToAgentTool, AgentTool)):
+            await self._delegated(tool, tool_context, None, error)
         state = self._of(tool_context)
         if state is None:
             return None
@@ -535,6 +577,104 @@ class AgentHooksPlugin(BasePlugin):
             if outcome.is_error and outcome.error is error:
                 return None
             return await self._tool_answer(state, outcome, tool_context, None)
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
+
+    # --- handoffs and sub-agents ----------------------------------------------------------
+
+    async def _pre_handoff(
+        self, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        """``pre_handoff`` for ADK's ``transfer_to_agent``: a ``Deny`` keeps the current
+        agent and the model reads the reason."""
+        state = self._of(tool_context)
+        if state is None:
+            return None
+        run = state.run
+        call_id = tool_context.function_call_id or ""
+        to_agent = str(tool_args.get("agent_name", ""))
+        try:
+            got = await run.fire(
+                "pre_handoff",
+                PreHandoffContext,
+                from_agent=run.agent,
+                to_agent=to_agent,
+                tool_call_id=call_id,
+            )
+            if isinstance(got, Ask):
+                CAPABILITIES.require("pre_handoff", "ask")
+            if isinstance(got, Deny):
+                reason = got.text()
+                state.answered.add(call_id)
+                await self._tool_message(state, call_id, "transfer_to_agent", reason, True)
+                return {"error": reason}
+            state.delegations[call_id] = (time.perf_counter(), to_agent, None)
+            return None
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
+
+    async def _subagent_start(
+        self, tool: AgentTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> None:
+        state = self._of(tool_context)
+        if state is None:
+            return
+        call_id = tool_context.function_call_id or ""
+        # the sub-agent runs on a Runner of its own, in this task: its run's parent is ours
+        token = _PARENT.set(state.run.run_id)
+        state.delegations[call_id] = (time.perf_counter(), tool.agent.name, token)
+        task = tool_args.get("request", "")
+        try:
+            await state.run.fire(
+                "on_subagent_start",
+                SubagentStartContext,
+                subagent=tool.agent.name,
+                task=task if isinstance(task, str) else result_text(task),
+                tool_call_id=call_id,
+            )
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
+
+    async def _delegated(
+        self, tool: BaseTool, tool_context: ToolContext, result: Any, error: BaseException | None
+    ) -> None:
+        """``on_handoff`` after a transfer, ``on_subagent_stop`` after a sub-agent."""
+        state = self._of(tool_context)
+        if state is None:
+            return
+        call_id = tool_context.function_call_id or ""
+        delegation = state.delegations.pop(call_id, None)
+        if delegation is None:
+            return
+        started, to_agent, token = delegation
+        if token is not None:
+            with contextlib.suppress(ValueError):  # set in another context: it ends with it
+                _PARENT.reset(token)
+        run = state.run
+        try:
+            if isinstance(tool, TransferToAgentTool):
+                if error is None:
+                    await run.fire(
+                        "on_handoff",
+                        OnHandoffContext,
+                        from_agent=run.agent,
+                        to_agent=to_agent,
+                        tool_call_id=call_id,
+                    )
+                    await self._tool_message(state, call_id, tool.name, result_text(result), False)
+                return
+            await run.fire(
+                "on_subagent_stop",
+                SubagentStopContext,
+                subagent=to_agent,
+                tool_call_id=call_id,
+                result=result,
+                error=error,
+                duration=time.perf_counter() - started,
+            )
         except BaseException as exc:
             await self._fail(state, exc)
             raise
