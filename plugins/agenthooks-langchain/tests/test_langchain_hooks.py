@@ -362,3 +362,21 @@ async def test_a_denied_response_ends_the_run_denied_without_acting_on_it() -> N
     assert out["messages"][-1].content == "unsafe answer"
     done = recorder.of("on_chat_done")[0].output
     assert (done.content, done.finish_reason) == ("unsafe answer", "denied")
+
+
+async def test_a_rewrite_that_does_not_validate_never_runs_and_the_model_reads_why() -> None:
+    bus = HookBus()
+
+    def bad(ctx: PreToolCallContext) -> dict[str, Any]:
+        return {"call": ctx.call.model_copy(update={"arguments": {"name": "beta"}})}
+
+    bus.on("pre_tool_call", bad)
+    sources: list[str] = []
+    bus.on("on_tool_call_error", lambda ctx: sources.append(ctx.source))
+    model = script(calls(("c1", "set_flag", {"name": "beta", "on": False})), "ok")
+    out = await agent(model, bus).ainvoke(ask())
+    assert ran == []
+    content, status = _tool_messages(out)["c1"]
+    assert status == "error"
+    assert "set_flag" in content and "on" in content and "Field required" in content
+    assert sources == ["validation"]
