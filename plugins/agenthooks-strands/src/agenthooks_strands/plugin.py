@@ -600,8 +600,10 @@ class AgentHooksPlugin(Plugin):
             seen: dict[str, Any] = {}
 
             async def invoke(args: dict[str, Any]) -> Any:
+                # unchanged arguments: the body gets the model's input, as Strands gives it
+                # (a @tool validates it again, to the same values)
                 call_ctx = (
-                    ctx if args is arguments else ctx.replace(tool_use={**tool_use, "input": args})
+                    ctx if args == arguments else ctx.replace(tool_use={**tool_use, "input": args})
                 )
                 result: ToolResultEvent | None = None
                 async for event in next_fn(call_ctx):
