@@ -57,6 +57,8 @@ from .capabilities import CAPABILITIES
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
 _ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
+_UNREAD = AgentResponse()
+"""The answer of a run whose answer no handler reads (nothing to build)."""
 ASK_REASON = "agenthooks_ask"
 """The key of a deferred call's metadata that holds the ``Ask``'s reason."""
 
@@ -110,6 +112,8 @@ class _RunHooks(AgentHooksCapability):
         """The last assistant message without tool calls: announced (``on_message``) after
         ``post_agent`` when it is the answer, at the next turn when it is not."""
         self.history_length = 0
+        self.read: translate.ReadCache = {}
+        """What each message of the run's history read as (each is read once)."""
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         return self
@@ -136,7 +140,7 @@ class _RunHooks(AgentHooksCapability):
         raise AssertionError("unreachable: BridgeRun re-raises what ends the block")
 
     async def _start(self, run: BridgeRun, ctx: RunContext[Any]) -> None:
-        tools = _tool_names(ctx)
+        tools = _tool_names(ctx) if run.listened("on_chat_start") else []
         prompt = ctx.prompt
         if prompt is None:
             # a run that goes on from a history (a resumed pause): no user message
@@ -167,8 +171,9 @@ class _RunHooks(AgentHooksCapability):
             await self._flush_held(run)
             await run.paused(self._paused_response(run, output))
             return result
-        if not (_ANSWER_EVENTS & run.bus.listened) and self.held is None:
-            await run.done(AgentResponse())
+        if _ANSWER_EVENTS.isdisjoint(run.bus.listened):
+            await self._flush_held(run)
+            await run.done(_UNREAD)
             return result
         response = self._answer(run, result)
         got = await run.post_agent(response, input=self.prompt)
@@ -195,7 +200,7 @@ class _RunHooks(AgentHooksCapability):
         content = output if isinstance(output, str) else held.content if held else None
         return AgentResponse(
             content=content,
-            messages=translate.chat_messages(result.new_messages()).messages,
+            messages=translate.chat_messages(result.new_messages(), self.read).messages,
             usage=run.usage,
             iterations=(run.iteration or 0) + (run.iteration is not None),
             agent=run.agent,
@@ -259,15 +264,17 @@ class _RunHooks(AgentHooksCapability):
                 await self._prepare_next_turn(run, request_context)
         await run.loop_start()
         bus = run.bus
-        if not bus.provider_stack and _MODEL_EVENTS.isdisjoint(bus.listened):
+        if _MODEL_EVENTS.isdisjoint(bus.listened) and not bus.stacks.get("provider"):
             response: ModelResponse = await handler(request_context)
-            run.usage = run.usage + translate.usage(response.usage)
+            if bus.listened:  # a later context carries the run's usage
+                run.usage = run.usage + translate.usage(response.usage)
             await self._announce(run, response)
             return response
-        view = translate.provider_request(request_context)
+        view = translate.provider_request(request_context, self.read)
         called = False
 
         translated: list[BaseException] = []
+        produced: list[tuple[ProviderResponse, ModelResponse]] = []
 
         async def call(request: ProviderRequest) -> ProviderResponse:
             nonlocal called
@@ -289,7 +296,9 @@ class _RunHooks(AgentHooksCapability):
                 error = translate.provider_error(exc)
                 translated.append(error)
                 raise error from exc
-            return translate.provider_response(answer)
+            read = translate.provider_response(answer)
+            produced.append((read, answer))
+            return read
 
         original: BaseException | None = None
         try:
@@ -303,10 +312,16 @@ class _RunHooks(AgentHooksCapability):
             # bridge (raised outside the handler above, so its context stays its own)
             raise original
         if isinstance(got, Deny):
-            self.denied_by = "pre_request"
+            self.denied_by = "on_response" if produced else "pre_request"
             return self._denied_answer(request_context, got)
-        response = translate.model_response(got, None)
-        await self._announce(run, response)
+        if produced and got is produced[-1][0]:
+            response = produced[-1][1]  # what the model said, untouched: the very object
+        else:
+            response = translate.model_response(got, None)
+        if run.listened("on_message"):
+            self._announce_read(run, got)
+            if self.held is None and got.tool_calls:
+                await run.message(translate.assistant_of(got))
         return response
 
     async def _prepare_next_turn(
@@ -315,14 +330,14 @@ class _RunHooks(AgentHooksCapability):
         """``prepare_next_turn`` between two model turns (the limits plugin counts turns,
         tokens and cost there). Pydantic AI's agent picks the next turn's model and history
         itself, so a return that changes them is a typed error, never ignored."""
-        transcript = translate.chat_messages(request_context.messages)
+        transcript = translate.chat_messages(request_context.messages, self.read)
         messages = transcript.messages
         last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
         fields: dict[str, Any] = {
             "message": messages[last] if last >= 0 else None,
             "tool_messages": [m for m in messages[last + 1 :] if m.role == "tool"],
             "new_messages": translate.chat_messages(
-                request_context.messages[self.history_length :]
+                request_context.messages[self.history_length :], self.read
             ).messages,
             "messages": messages,
             "provider": None,
@@ -344,15 +359,17 @@ class _RunHooks(AgentHooksCapability):
         return ModelResponse(parts=[TextPart(content=deny.text())], finish_reason="stop")
 
     async def _announce(self, run: BridgeRun, response: ModelResponse) -> None:
-        if not run.listened("on_message"):
-            return
-        message = translate.assistant_message(response)
-        if message is None:
-            return
-        if message.tool_calls:
-            await run.message(message)
-        else:
-            self.held = message
+        if run.listened("on_message"):
+            read = translate.provider_response(response)
+            self._announce_read(run, read)
+            if self.held is None and read.tool_calls:
+                await run.message(translate.assistant_of(read))
+
+    def _announce_read(self, run: BridgeRun, response: ProviderResponse) -> None:
+        """An answer without tool calls is held: announced after ``post_agent`` when it ends
+        the run, at the next turn when it does not."""
+        if not response.tool_calls and (response.content or response.thinking_blocks):
+            self.held = translate.assistant_of(response)
 
     async def _flush_held(self, run: BridgeRun) -> None:
         if self.held is not None:
@@ -374,7 +391,7 @@ class _RunHooks(AgentHooksCapability):
         if run is None:  # pragma: no cover - wrap_run always runs first
             return await handler(args)
         bus = run.bus
-        if not bus.tool_stack and _TOOL_EVENTS.isdisjoint(bus.listened):
+        if _TOOL_EVENTS.isdisjoint(bus.listened) and not bus.stacks.get("tool"):
             return await self._plain_tool(run, call, args, handler)
         raised: list[BaseException] = []
 

@@ -79,34 +79,62 @@ class Transcript:
 
 # ---------------------------------------------------------------- the way in
 
+# Built through their validating constructors: pydantic's model_construct re-inspects the
+# default factories on every call, which costs far more than validating these small values
+_chat = ChatMessage
+_call = ToolCall
+_thinking = ThinkingBlock
+_usage = Usage
+_request = ProviderRequest
+_response = ProviderResponse
 
-def chat_messages(source: Sequence[ModelMessage]) -> Transcript:
+
+Read = list[tuple[ChatMessage, tuple[int, ...]]]
+"""What one Pydantic AI message reads as: its ChatMessages and the parts each expresses."""
+
+ReadCache = dict[int, tuple[ModelMessage, Read]]
+"""Per run: what each message of the history read as, by identity (a history's messages are
+the same objects from one request to the next, so each is read once)."""
+
+
+def chat_messages(source: Sequence[ModelMessage], cache: ReadCache | None = None) -> Transcript:
     """Read Pydantic AI messages as agenthooks ChatMessages (parts it cannot express are left
     out here and kept by ``model_messages``)."""
     messages: list[ChatMessage] = []
     origins: list[Origin] = []
     for index, message in enumerate(source):
-        if isinstance(message, ModelResponse):
-            chat = assistant_message(message)
-            if chat is not None:
-                messages.append(chat)
-                origins.append(Origin(index, _expressed_response_parts(message.parts)))
-            continue
-        for position, part in enumerate(message.parts):
-            chat = _request_part_message(part)
-            if chat is not None:
-                messages.append(chat)
-                origins.append(Origin(index, (position,)))
+        hit = cache.get(id(message)) if cache is not None else None
+        if hit is not None and hit[0] is message:
+            read = hit[1]
+        else:
+            read = _read(message)
+            if cache is not None:
+                cache[id(message)] = (message, read)
+        for chat, parts in read:
+            messages.append(chat)
+            origins.append(Origin(index, parts))
     return Transcript(source, messages, origins)
+
+
+def _read(message: ModelMessage) -> Read:
+    if isinstance(message, ModelResponse):
+        chat = assistant_message(message)
+        return [] if chat is None else [(chat, _expressed_response_parts(message.parts))]
+    read: Read = []
+    for position, part in enumerate(message.parts):
+        chat = _request_part_message(part)
+        if chat is not None:
+            read.append((chat, (position,)))
+    return read
 
 
 def _request_part_message(part: Any) -> ChatMessage | None:
     if isinstance(part, SystemPromptPart):
-        return ChatMessage(role="system", content=part.content)
+        return _chat(role="system", content=part.content)
     if isinstance(part, UserPromptPart):
-        return ChatMessage(role="user", content=user_text(part))
+        return _chat(role="user", content=user_text(part))
     if isinstance(part, ToolReturnPart):
-        return ChatMessage(
+        return _chat(
             role="tool",
             content=part.model_response_str(),
             tool_call_id=part.tool_call_id,
@@ -114,7 +142,7 @@ def _request_part_message(part: Any) -> ChatMessage | None:
             is_error=part.outcome != "success",
         )
     if isinstance(part, RetryPromptPart):
-        return ChatMessage(
+        return _chat(
             role="tool" if part.tool_name else "user",
             content=_feedback_text(part.content),
             tool_call_id=part.tool_call_id if part.tool_name else None,
@@ -122,7 +150,7 @@ def _request_part_message(part: Any) -> ChatMessage | None:
             is_error=True,
         )
     if isinstance(part, RetryFeedbackPart):
-        return ChatMessage(role="user", content=_feedback_text(part.content))
+        return _chat(role="user", content=_feedback_text(part.content))
     return None
 
 
@@ -158,10 +186,10 @@ def assistant_message(response: ModelResponse) -> ChatMessage | None:
         elif isinstance(part, ToolCallPart):
             calls.append(tool_call(part))
         elif isinstance(part, ThinkingPart):
-            thinking.append(ThinkingBlock(thinking=part.content, signature=part.signature or ""))
+            thinking.append(_thinking(thinking=part.content, signature=part.signature or ""))
     if not (texts or calls or thinking):
         return None
-    return ChatMessage(
+    return _chat(
         role="assistant",
         content="".join(texts) if texts else None,
         tool_calls=calls,
@@ -174,19 +202,19 @@ def tool_call(part: ToolCallPart) -> ToolCall:
     JSON object is kept in ``raw_arguments``)."""
     args = part.args
     if isinstance(args, dict):
-        return ToolCall(id=part.tool_call_id, name=part.tool_name, arguments=args)
+        return _call(id=part.tool_call_id, name=part.tool_name, arguments=dict(args))
     try:
         parsed = json.loads(args) if args else {}
     except ValueError:
         parsed = None
     if isinstance(parsed, dict):
-        return ToolCall(id=part.tool_call_id, name=part.tool_name, arguments=parsed)
-    return ToolCall(id=part.tool_call_id, name=part.tool_name, raw_arguments=args)
+        return _call(id=part.tool_call_id, name=part.tool_name, arguments=parsed)
+    return _call(id=part.tool_call_id, name=part.tool_name, raw_arguments=args)
 
 
 def usage(request_usage: RequestUsage) -> Usage:
     """The token counts of one model response."""
-    return Usage(
+    return _usage(
         input_tokens=request_usage.input_tokens,
         output_tokens=request_usage.output_tokens,
         total_tokens=request_usage.input_tokens + request_usage.output_tokens,
@@ -223,12 +251,14 @@ class RequestView:
     transcript: Transcript
 
 
-def provider_request(request_context: ModelRequestContext) -> RequestView:
+def provider_request(
+    request_context: ModelRequestContext, cache: ReadCache | None = None
+) -> RequestView:
     """What one Pydantic AI model request sends, as an agenthooks ProviderRequest."""
-    transcript = chat_messages(request_context.messages)
+    transcript = chat_messages(request_context.messages, cache)
     parameters = request_context.model_request_parameters
     settings = request_context.model_settings or {}
-    request = ProviderRequest(
+    request = _request(
         model=request_context.model.model_name,
         system=instructions(parameters),
         messages=list(transcript.messages),
@@ -238,10 +268,20 @@ def provider_request(request_context: ModelRequestContext) -> RequestView:
     return RequestView(request, transcript)
 
 
+def assistant_of(response: ProviderResponse) -> ChatMessage:
+    """The assistant message of a ProviderResponse."""
+    return _chat(
+        role="assistant",
+        content=response.content,
+        tool_calls=list(response.tool_calls),
+        thinking_blocks=list(response.thinking_blocks),
+    )
+
+
 def provider_response(response: ModelResponse) -> ProviderResponse:
     """A Pydantic AI model response as an agenthooks ProviderResponse (``raw`` keeps it)."""
     chat = assistant_message(response)
-    return ProviderResponse(
+    return _response(
         content=chat.content if chat is not None else None,
         tool_calls=list(chat.tool_calls) if chat is not None else [],
         thinking_blocks=list(chat.thinking_blocks) if chat is not None else [],
@@ -557,10 +597,12 @@ def _call_part(call: ToolCall, old: ToolCallPart | None) -> ToolCallPart:
 
 __all__ = [
     "Origin",
+    "ReadCache",
     "RequestView",
     "Transcript",
     "apply_request",
     "assistant_message",
+    "assistant_of",
     "chat_messages",
     "instructions",
     "model_messages",
