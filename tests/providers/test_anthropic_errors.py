@@ -8,6 +8,7 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -365,3 +366,109 @@ async def test_the_retry_plugin_leaves_a_stream_that_already_sent_text(
     assert caught.value.error_type == "overloaded_error"
     assert waits == []
     assert len(server.received) == 1
+
+
+# ------------------------------------------------------- read as strictly as a message body
+
+
+def _event(payload: dict[str, Any]) -> str:
+    return f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n"
+
+
+def _start(index: int, block: dict[str, Any]) -> str:
+    return _event({"type": "content_block_start", "index": index, "content_block": block})
+
+
+def _delta(index: int, delta: dict[str, Any]) -> str:
+    return _event({"type": "content_block_delta", "index": index, "delta": delta})
+
+
+@pytest.mark.parametrize(
+    ("events", "says"),
+    [
+        (
+            [_start(0, {"type": "text", "text": ""}), _start(0, {"type": "text", "text": ""})],
+            "content_block_start (event 4): index 0 is already in use",
+        ),
+        (
+            [
+                _start(0, {"type": "text", "text": ""}),
+                _delta(0, {"type": "input_json_delta", "partial_json": "{}"}),
+            ],
+            "content_block_delta (event 4): input_json_delta does not fit the text block at "
+            "index 0",
+        ),
+        (
+            [_start(0, {"type": "text", "text": ""}), _delta(0, {"type": "text_delta", "text": 5})],
+            "content_block_delta (event 4): text_delta whose text is 5, expected a string",
+        ),
+        (
+            [_start(0, {"type": "text", "text": ["x"]})],
+            'content_block_start (event 3): index 0 starts a text block whose text is ["x"], '
+            "expected a string",
+        ),
+        (
+            [
+                _start(0, {"type": "text", "text": ""}),
+                _event({"type": "content_block_stop", "index": 0}),
+                _delta(0, {"type": "text_delta", "text": "late"}),
+            ],
+            "content_block_delta (event 5): delta for no open content block",
+        ),
+    ],
+    ids=["started twice", "delta misfits its block", "text not a string", "start text", "closed"],
+)
+async def test_a_malformed_stream_is_a_typed_error_naming_the_event(
+    server: AnthropicServer, provider: AnthropicProvider, events: list[str], says: str
+) -> None:
+    server.reply(sse([*opening_events(), *events]))
+    items, error = await stream_until_error(provider)
+    assert type(error) is ProviderResponseError
+    assert str(error).startswith(f"{where(server)}: {says}"), str(error)
+    assert not [item for item in items if isinstance(item, ProviderResponse)]
+
+
+async def test_a_non_string_text_in_a_body_is_a_typed_error(
+    server: AnthropicServer, provider: AnthropicProvider
+) -> None:
+    body = json.loads(wire(message(text("x"))))
+    body["content"][0]["text"] = 5
+    server.reply(raw_reply(json.dumps(body)))
+    with pytest.raises(ProviderResponseError) as caught:
+        await complete(provider)
+    assert str(caught.value) == (
+        f"{where(server)}: content[0] is a text block whose text is 5, expected a string"
+    )
+
+
+async def test_a_stream_is_utf8_whatever_the_charset_says(
+    server: AnthropicServer, provider: AnthropicProvider
+) -> None:
+    reply = sse(events_of(message(text("héllo ✓ 日本"))))
+    server.reply(replace(reply, content_type="text/event-stream; charset=latin-1"))
+    items: list[StreamItem] = [item async for item in provider.stream(ASK)]
+    response = items[-1]
+    assert isinstance(response, ProviderResponse) and response.content == "héllo ✓ 日本"
+
+
+async def test_a_stream_that_is_not_utf8_is_a_typed_error(
+    server: AnthropicServer, provider: AnthropicProvider
+) -> None:
+    bad = b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, '
+    bad += b'"delta": {"type": "text_delta", "text": "\xff"}}\n\n'
+    start = _start(0, {"type": "text", "text": ""})
+    server.reply(
+        Reply(
+            parts=[_event(e).encode() for e in _opening()] + [start.encode(), bad],
+            content_type="text/event-stream; charset=latin-1",
+            chunked=True,
+        )
+    )
+    items, error = await stream_until_error(provider)
+    assert type(error) is ProviderResponseError
+    assert str(error).startswith(f"{where(server)}: stream is not UTF-8 text ('utf-8' codec")
+    assert not [item for item in items if isinstance(item, ProviderResponse)]
+
+
+def _opening() -> list[dict[str, Any]]:
+    return [json.loads(wire(event)) for event in opening_events()]

@@ -340,6 +340,15 @@ async def test_malformed_json(server: WireServer, provider: OpenAIChatProvider) 
     assert caught.value.status == 200
 
 
+async def test_a_body_is_utf8_strictly_as_a_stream_is(
+    server: WireServer, provider: OpenAIChatProvider
+) -> None:
+    body = json.dumps(completion("abXcd")).encode().replace(b"X", b"\xed\xa0\x80")
+    server.reply(raw_reply(body))  # an encoded surrogate, which json.loads would let through
+    with pytest.raises(ProviderResponseError, match=r"response is not valid JSON \('utf-8'"):
+        await complete(provider, ask())
+
+
 async def test_malformed_json_chunk(server: WireServer, provider: OpenAIChatProvider) -> None:
     server.reply(sse_reply([chunk("fine"), '{"choices": [{"delta": oops'], done=True))
     with pytest.raises(ProviderResponseError, match=r"stream chunk is not valid JSON.*oops"):
