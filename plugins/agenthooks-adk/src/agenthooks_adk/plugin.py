@@ -158,9 +158,11 @@ class AgentHooksPlugin(BasePlugin):
 
     # --- runs -----------------------------------------------------------------------------
 
-    def _open(self, ic: InvocationContext) -> _Run:
+    def _open(self, ic: InvocationContext) -> _Run | None:
         state = self._runs.get(ic.invocation_id)
         if state is None:
+            if not self.bus.listened and not self.bus.middleware:
+                return None  # nothing hears this run: it runs exactly as without the bridge
             agent = ic.agent.name if isinstance(ic.agent, BaseAgent) else "agent"
             run = BridgeRun(
                 self.bus,
@@ -227,6 +229,8 @@ class AgentHooksPlugin(BasePlugin):
         """``on_chat_start`` and ``on_user_message``, or ``on_run_resumed`` for the answer to
         a tool confirmation."""
         state = self._open(invocation_context)
+        if state is None:
+            return None
         run = state.run
         try:
             answers = [
@@ -299,7 +303,7 @@ class AgentHooksPlugin(BasePlugin):
     ) -> types.Content | None:
         """A run denied at its start ends here, with the reason as the model's answer."""
         state = self._open(invocation_context)
-        if state.denied is not None:
+        if state is not None and state.denied is not None:
             state.final = state.run.denied_response(state.denied)
             return answer_content(state.denied.text())
         return None
