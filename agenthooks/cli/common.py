@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import shutil
 import sqlite3
 import textwrap
@@ -46,6 +47,19 @@ def missing_store(store: SQLStore) -> str | None:
         )
     if not store.path.is_file():
         return f"no store at {str(store.path)!r}: it is not a file"
+    # a file of another program (or an empty one) would get the store's tables on the first
+    # read: look, read-only, for the store's schema table first
+    schema = store.table("schema")
+    try:
+        uri = f"{store.path.resolve().as_uri()}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+            found = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (schema,)
+            ).fetchone()
+    except sqlite3.Error as exc:
+        return f"no store at {str(store.path)!r}: it cannot be read as SQLite ({one_line(exc)})"
+    if found is None:
+        return f"no store at {str(store.path)!r}: the file holds no agenthooks sessions (no {schema} table)"
     return None
 
 

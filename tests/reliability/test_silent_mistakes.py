@@ -18,6 +18,7 @@ import contextlib
 import functools
 import io
 import itertools
+import sqlite3
 import traceback
 import warnings
 from collections.abc import Callable
@@ -303,6 +304,8 @@ def test_the_store_commands_fail_in_one_line_and_create_nothing(
         ("a missing file in $AGENTHOOKS_STORE", None),
         ("a folder", lambda d: str(d / "a-folder")),
         ("a file that is no database", lambda d: str(d / "notes.txt")),
+        ("an empty file", lambda d: str(d / "empty.db")),
+        ("another program's SQLite database", lambda d: str(d / "app.db")),
     ]
     commands = [
         ["sessions", "list"],
@@ -316,6 +319,10 @@ def test_the_store_commands_fail_in_one_line_and_create_nothing(
         folder.mkdir()
         (folder / "a-folder").mkdir()
         (folder / "notes.txt").write_text("not a database\n" * 100)
+        (folder / "empty.db").touch()
+        with contextlib.closing(sqlite3.connect(folder / "app.db")) as conn:
+            conn.execute("CREATE TABLE users (name TEXT)")
+            conn.commit()
         if store is None:
             if command[0] == "approvals":
                 continue  # without --store the approvals come from every installed source

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -75,22 +76,32 @@ def test_an_existing_store_is_still_read(tmp_path: Path) -> None:
     assert (empty.returncode, empty.stdout, empty.stderr) == (0, "no pending approvals\n", "")
 
 
-def test_a_file_that_is_no_database_is_one_line(tmp_path: Path) -> None:
+def test_a_file_that_holds_no_store_is_named_and_left_as_it_was(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("these are my notes, not a database\n" * 200)
-    before = notes.read_bytes()
-    result = run_cli("sessions", "list", "--store", str(notes))
-    assert result.returncode == 1
-    assert result.stdout == ""
-    assert result.stderr.startswith("agenthooks sessions: error: ")
-    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    assert "notes.txt" in result.stderr and "not a database" in result.stderr
-    assert notes.read_bytes() == before
-    folder = run_cli("sessions", "list", "--store", str(tmp_path))
-    assert (folder.returncode, folder.stderr) == (
-        2,
-        f"agenthooks sessions: error: no store at '{tmp_path}': it is not a file\n",
-    )
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    foreign = tmp_path / "app.db"  # another program's database, named by mistake
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE users (name TEXT)")
+    conn.close()
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    no_sessions = "the file holds no agenthooks sessions (no agenthooks_schema table)"
+    cases = [
+        (notes, "it cannot be read as SQLite (DatabaseError: file is not a database)"),
+        (empty, no_sessions),
+        (foreign, no_sessions),
+        (tmp_path, "it is not a file"),
+    ]
+    for path, why in cases:
+        for command in (("sessions", "list"), ("approvals", "list")):
+            result = run_cli(*command, "--store", str(path))
+            assert (result.returncode, result.stdout, result.stderr) == (
+                2,
+                "",
+                f"agenthooks {command[0]}: error: no store at '{path}': {why}\n",
+            )
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 def test_an_unreachable_postgresql_store_is_one_line_not_a_traceback() -> None:
