@@ -13,11 +13,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agenthooks import HookBus  # noqa: E402
-from agenthooks_openai_agents import AgentHooksRunner  # noqa: E402
-from agents import Agent, Runner, function_tool, set_tracing_disabled  # noqa: E402
-from agents.testing import ScriptedModel, assistant_message, function_call  # noqa: E402
-from harness import interleaved, report  # noqa: E402
+from agenthooks_openai_agents import AgentHooksRunner
+from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
+from agents.testing import ScriptedModel, assistant_message, function_call
+from harness import interleaved, report
+
+from agenthooks import HookBus
 
 set_tracing_disabled(True)
 
@@ -66,15 +67,19 @@ def main() -> None:
     bare = AgentHooksRunner(HookBus())
     five = AgentHooksRunner(observed())
     agents = [agent(), agent(), agent()]
+    # one run config for every variant, as an application passes it: without one, the SDK
+    # makes and closes a model provider per run and the bridge one of its own, and the
+    # difference between those two would be measured instead of the bridge
+    config = RunConfig(tracing_disabled=True)
 
     async def sdk_alone() -> object:
-        return await Runner.run(script(agents[0]), "Read /tmp/b.txt")
+        return await Runner.run(script(agents[0]), "Read /tmp/b.txt", run_config=config)
 
     async def bridge_no_handlers() -> object:
-        return await bare.run(script(agents[1]), "Read /tmp/b.txt")
+        return await bare.run(script(agents[1]), "Read /tmp/b.txt", run_config=config)
 
     async def bridge_five_observers() -> object:
-        return await five.run(script(agents[2]), "Read /tmp/b.txt")
+        return await five.run(script(agents[2]), "Read /tmp/b.txt", run_config=config)
 
     medians = interleaved(
         {

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from agenthooks_openai_agents import AgentHooksRunner
-from agents import Runner, function_tool
-from agents.exceptions import MaxTurnsExceeded, UserError
+from agents import GuardrailFunctionOutput, Runner, function_tool, input_guardrail
+from agents.exceptions import InputGuardrailTripwireTriggered, MaxTurnsExceeded, UserError
 from agents.testing import assistant_message, function_call
 from conftest import USER, Recorder, read_file, scripted_agent, tool_outputs
 
@@ -191,3 +191,17 @@ async def test_run_sync_runs_the_same_hooks(bus: HookBus) -> None:
 
     assert result.final_output == "done"
     assert recorder.names[0] == "on_chat_start" and recorder.names[-1] == "on_chat_end"
+
+
+async def test_a_guardrail_tripwire_keeps_its_type(bus: HookBus, recorder: Recorder) -> None:
+    @input_guardrail
+    def no_secrets(ctx: Any, agent: Any, input: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput(output_info=None, tripwire_triggered=True)
+
+    agent, _ = scripted_agent(input_guardrails=[no_secrets])
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await AgentHooksRunner(bus).run(agent, USER)
+
+    assert endings(recorder) == ["on_chat_error", "on_chat_end"]
+    assert isinstance(recorder.of("on_chat_error")[0].error, InputGuardrailTripwireTriggered)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from agenthooks_openai_agents import AgentHooksRunner
-from agents import Runner
-from agents.testing import assistant_message
+from agents import Runner, function_tool
+from agents.testing import assistant_message, function_call
 from conftest import USER, Recorder, scripted_agent, tool_outputs
 
 from agenthooks import Deny, HookBus, ProviderResponse
@@ -92,3 +93,30 @@ async def test_a_streamed_user_message_rewrite_reaches_the_model(bus: HookBus) -
     await consume(AgentHooksRunner(bus).run_streamed(agent, USER))
 
     assert list(model.calls[0].input) == [{"role": "user", "content": "Read /tmp/b.txt only"}]
+
+
+async def test_a_cancelled_streamed_run_ends_with_on_chat_abort(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    started = asyncio.Event()
+
+    @function_tool
+    async def slow(path: str) -> str:
+        """Wait."""
+        started.set()
+        await asyncio.sleep(60)
+        return "never"
+
+    agent, _ = scripted_agent(
+        [[function_call("slow", {"path": "/"}, call_id="c1")], [assistant_message("x")]],
+        tools=[slow],
+    )
+    result = AgentHooksRunner(bus).run_streamed(agent, "wait")
+    consumer = asyncio.ensure_future(consume(result))
+    await started.wait()
+
+    result.cancel()
+    await consumer
+
+    assert recorder.names[-2:] == ["on_chat_abort", "on_chat_end"]
+    assert "on_chat_done" not in recorder.names
