@@ -117,7 +117,7 @@ def fail(path: str) -> str:
 async def slow_read(path: str) -> str:
     """Read a file slowly."""
     ran.append(("slow_read:start", {"path": path}))
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0.2)
     ran.append(("slow_read:end", {"path": path}))
     return f"slow {path}"
 

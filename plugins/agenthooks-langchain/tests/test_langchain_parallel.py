@@ -36,7 +36,10 @@ async def test_parallel_tool_calls_run_together_but_their_handlers_never_overlap
     out = await agent(model, bus).ainvoke(ask())
     assert out["messages"][-1].content == "done"
     assert most == 1
-    # the bodies did overlap: every one started before the first ended
-    kinds = [kind for kind, _ in ran]
-    assert kinds[:3] == ["slow_read:start"] * 3
+    # the bodies did overlap (LangChain ran them concurrently)
+    running = overlap = 0
+    for kind, _ in ran:
+        running += 1 if kind == "slow_read:start" else -1
+        overlap = max(overlap, running)
+    assert overlap >= 2
     assert sorted(a["path"] for k, a in ran if k == "slow_read:end") == ["/one", "/three", "/two"]
