@@ -10,6 +10,7 @@ from typing import Any
 
 from agenthooks_adk import AgentHooksPlugin
 from google.adk.agents import LlmAgent
+from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
 from google.adk.events.event import Event
 from google.adk.models.base_llm import BaseLlm
@@ -44,6 +45,26 @@ class ScriptedLlm(BaseLlm):
         if callable(step):
             step = await step(llm_request)
         yield step
+
+
+class Streaming(ScriptedLlm):
+    """Streams each step of ``script`` (a list of text chunks, or an exception to raise
+    mid-stream) as partial responses, then the complete response."""
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        self.requests.append(llm_request.model_copy(deep=True))
+        chunks = self.script.pop(0)
+        for chunk in chunks:
+            if isinstance(chunk, BaseException):
+                raise chunk
+            part = types.Part(text=chunk)
+            yield LlmResponse(content=types.Content(role="model", parts=[part]), partial=True)
+        yield model_turn("".join(chunks))
+
+
+SSE = RunConfig(streaming_mode=StreamingMode.SSE)
 
 
 def call(name: str, id: str, /, **args: Any) -> types.Part:

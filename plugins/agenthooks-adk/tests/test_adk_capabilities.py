@@ -71,6 +71,13 @@ async def test_every_event_the_bridge_declares_fires() -> None:
         name="adk_request_confirmation", id=request.id, response={"confirmed": True}
     )
     await s.run(runner, types.Content(role="user", parts=[types.Part(function_response=fr)]))
+    # a streamed response, and a stream that fails
+    bus = HookBus()
+    bus.on("on_event", lambda r: fired.add(r.type))
+    await s.run(s.runner(bus, s.Streaming(script=[["a", "b"]])), "hi", run_config=s.SSE)
+    failing = s.Streaming(script=[["a", ConnectionError("dropped")]])
+    with pytest.raises(ConnectionError):
+        await s.run(s.runner(bus, failing), "hi", run_config=s.SSE)
     # a handoff and a sub-agent
     from test_adk_agents import transfer_app
 

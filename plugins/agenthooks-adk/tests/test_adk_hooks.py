@@ -236,35 +236,45 @@ async def test_a_tool_error_is_seen_with_its_type_and_recovered() -> None:
 
 
 async def test_streamed_chunks_pass_through_and_the_complete_response_is_rewritten() -> None:
-    from google.adk.agents.run_config import RunConfig, StreamingMode
-    from google.adk.models.llm_response import LlmResponse
-    from google.genai import types
-
-    class Streaming(s.ScriptedLlm):
-        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
-            self.requests.append(llm_request)
-            for chunk in ("Hel", "lo"):
-                part = types.Part(text=chunk)
-                yield LlmResponse(content=types.Content(role="model", parts=[part]), partial=True)
-            yield s.model_turn("Hello")
-
     bus = HookBus()
     responses: list[str | None] = []
+    stream: list[tuple[str, Any]] = []
+    bus.on(
+        "on_stream_start", lambda ctx: stream.append(("start", ctx.request.messages[-1].content))
+    )
+    bus.on("on_stream_chunk", lambda ctx: stream.append(("chunk", (ctx.delta, ctx.accumulated))))
+    bus.on("on_stream_end", lambda ctx: stream.append(("end", ctx.response.content)))
 
     def shout(ctx: Any) -> dict[str, Any]:
         responses.append(ctx.response.content)
         return {"response": ctx.response.model_copy(update={"content": "HELLO"})}
 
     bus.on("on_response", shout)
-    events = await s.run(
-        s.runner(bus, Streaming()), "hi", run_config=RunConfig(streaming_mode=StreamingMode.SSE)
-    )
+    events = await s.run(s.runner(bus, s.Streaming(script=[["Hel", "lo"]])), "hi", run_config=s.SSE)
     partial = [
         e.content.parts[0].text for e in events if e.partial and e.content and e.content.parts
     ]
     assert partial == ["Hel", "lo"]
     assert responses == ["Hello"]
     assert s.final_text(events) == "HELLO"
+    assert stream == [
+        ("start", "hi"),
+        ("chunk", ("Hel", "Hel")),
+        ("chunk", ("lo", "Hello")),
+        ("end", "Hello"),
+    ]
+
+
+async def test_a_stream_that_fails_fires_on_stream_error() -> None:
+    bus = HookBus()
+    errors: list[tuple[str, str]] = []
+    bus.on(
+        "on_stream_error", lambda ctx: errors.append((type(ctx.error).__name__, ctx.accumulated))
+    )
+    model = s.Streaming(script=[["Hel", ConnectionError("dropped")]])
+    with pytest.raises(ConnectionError):
+        await s.run(s.runner(bus, model), "hi", run_config=s.SSE)
+    assert errors == [("ConnectionError", "Hel")]
 
 
 async def test_a_tool_that_declares_a_json_schema_is_validated_with_it() -> None:

@@ -33,6 +33,10 @@ CAPABILITIES = Capabilities(
             "on_handoff",
             "on_subagent_start",
             "on_subagent_stop",
+            "on_stream_start",
+            "on_stream_chunk",
+            "on_stream_end",
+            "on_stream_error",
         }
     ),
     honours={

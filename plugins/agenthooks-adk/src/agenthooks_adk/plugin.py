@@ -58,6 +58,10 @@ from agenthooks.events import (
     OnHandoffContext,
     PreHandoffContext,
     RunResumedContext,
+    StreamChunkContext,
+    StreamEndContext,
+    StreamErrorContext,
+    StreamStartContext,
     SubagentStartContext,
     SubagentStopContext,
 )
@@ -89,6 +93,9 @@ from .translate import (
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
+_STREAM_EVENTS = frozenset(
+    {"on_stream_start", "on_stream_chunk", "on_stream_end", "on_stream_error"}
+)
 CONFIRMATION = "adk_request_confirmation"
 """The function ADK asks a human to answer to confirm a tool call."""
 WAITING = "This tool call requires confirmation, please approve or reject."
@@ -104,6 +111,12 @@ class _ModelCall:
     view: RequestView
     llm_request: LlmRequest
     read: ProviderResponse | None = None
+
+
+@dataclass
+class _Stream:
+    request: ProviderRequest
+    accumulated: str = ""
 
 
 @dataclass
@@ -133,6 +146,7 @@ class _Run:
     """Calls the hook layer answered in ``before_tool_callback`` (ADK still runs its
     after-tool callbacks for them)."""
     rejected: dict[str, str] = field(default_factory=dict)
+    streams: dict[asyncio.Task[Any] | None, _Stream] = field(default_factory=dict)
     delegations: dict[str, tuple[float, str, Any]] = field(default_factory=dict)
     """Handoffs and sub-agent calls in flight: when, to which agent, the parent token."""
     watched: bool = False
@@ -353,13 +367,19 @@ class AgentHooksPlugin(BasePlugin):
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
-        """ADK's model answered: the hook layer's ``on_response`` and the answer ADK acts on."""
+        """ADK's model answered: the hook layer's ``on_response`` and the answer ADK acts on.
+        A streamed chunk (``StreamingMode.SSE``) passes through: ``on_stream_start`` /
+        ``on_stream_chunk``, then ``on_stream_end`` with the complete response."""
         if llm_response.partial:
-            return None  # a streamed chunk: the complete response follows
+            if _STREAM_EVENTS.isdisjoint(self.bus.listened):
+                return None  # the complete response follows
+            return await self._chunk(callback_context, llm_response)
         state = self._of(callback_context)
         if state is None:
             return None
         try:
+            if state.streams:
+                await self._stream_end(state, llm_response, None)
             call = state.models.pop(asyncio.current_task(), None)
             if call is None:
                 if llm_response.usage_metadata is not None:
@@ -381,6 +401,12 @@ class AgentHooksPlugin(BasePlugin):
         state = self._of(callback_context)
         if state is None:
             return None
+        if state.streams:
+            try:
+                await self._stream_end(state, None, error)
+            except BaseException as exc:
+                await self._fail(state, exc)
+                raise
         call = state.models.pop(asyncio.current_task(), None)
         if call is None:
             return None
@@ -398,6 +424,76 @@ class AgentHooksPlugin(BasePlugin):
         except BaseException as exc:
             await self._fail(state, exc)
             raise
+
+    # --- streamed responses -----------------------------------------------------------------
+
+    async def _hear(self, state: _Run, event: str, cls: type[Any], **values: Any) -> None:
+        """Fire a stream event. While the hook layer's model call is in flight it holds the
+        run's lock (no other handler of the run runs), so the stream's handlers run inside
+        that call; otherwise under the lock, as any event."""
+        if event not in self.bus.listened:
+            return
+        if asyncio.current_task() in state.models:
+            ctx = cls.model_construct(**state.run.base(), **values)
+            await self.bus.dispatch(event, ctx)
+        else:
+            await state.run.fire(event, cls, **values)
+
+    async def _chunk(
+        self, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        state = self._of(callback_context)
+        if state is None:
+            return None
+        task = asyncio.current_task()
+        try:
+            stream = state.streams.get(task)
+            if stream is None:
+                call = state.models.get(task)
+                request = call.view.request if call is not None else ProviderRequest()
+                stream = state.streams[task] = _Stream(request)
+                await self._hear(state, "on_stream_start", StreamStartContext, request=request)
+            delta = text_of(llm_response.content) or ""
+            if delta:
+                stream.accumulated += delta
+                await self._hear(
+                    state,
+                    "on_stream_chunk",
+                    StreamChunkContext,
+                    request=stream.request,
+                    delta=delta,
+                    accumulated=stream.accumulated,
+                )
+            return None
+        except BaseException as exc:
+            await self._fail(state, exc)
+            raise
+
+    async def _stream_end(
+        self, state: _Run, llm_response: LlmResponse | None, error: BaseException | None
+    ) -> None:
+        stream = state.streams.pop(asyncio.current_task(), None)
+        if stream is None:
+            return
+        if error is not None:
+            await self._hear(
+                state,
+                "on_stream_error",
+                StreamErrorContext,
+                request=stream.request,
+                accumulated=stream.accumulated,
+                error=error,
+            )
+            return
+        assert llm_response is not None
+        await self._hear(
+            state,
+            "on_stream_end",
+            StreamEndContext,
+            request=stream.request,
+            accumulated=stream.accumulated,
+            response=read_response(llm_response),
+        )
 
     async def _model_answer(
         self, state: _Run, got: ProviderResponse | Deny, call: _ModelCall | None
