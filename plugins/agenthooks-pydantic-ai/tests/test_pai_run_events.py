@@ -185,3 +185,25 @@ async def test_every_run_of_one_agent_gets_its_own_run_and_terminal_events() -> 
     ends = recorder.of("on_chat_end")
     assert sorted(ctx.run_id for ctx in ends) == sorted([first.run_id, second.run_id])
     assert sorted(ctx.response.content for ctx in recorder.of("on_chat_done")) == ["one", "two"]
+
+
+async def test_an_agent_called_from_a_tool_is_a_run_whose_parent_is_the_caller() -> None:
+    bus = HookBus()
+    recorder = recorded(bus)
+    inner = Agent(Script("42").model, name="expert", capabilities=[AgentHooksCapability(bus)])
+    outer_script = Script([("ask_expert", {"question": "answer?"}, "c1")], "the expert says 42")
+    outer = Agent(outer_script.model, name="lead", capabilities=[AgentHooksCapability(bus)])
+
+    @outer.tool_plain
+    async def ask_expert(question: str) -> str:
+        return (await inner.run(question)).output
+
+    result = await outer.run("ask the expert")
+
+    assert result.output == "the expert says 42"
+    starts = {ctx.agent: ctx for ctx in recorder.of("on_chat_start")}
+    assert starts["lead"].parent_run_id is None
+    assert starts["expert"].parent_run_id == result.run_id
+    ends = recorder.of("on_chat_end")
+    assert sorted(ctx.agent for ctx in ends) == ["expert", "lead"]
+    assert [ctx.agent for ctx in recorder.of("on_chat_done")] == ["expert", "lead"]

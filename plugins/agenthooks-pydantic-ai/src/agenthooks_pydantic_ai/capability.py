@@ -9,7 +9,9 @@ capability serves concurrent runs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -57,6 +59,8 @@ from .capabilities import CAPABILITIES
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
 _ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
+_current_run: ContextVar[str | None] = ContextVar("agenthooks_pydantic_ai_run", default=None)
+"""The run whose code is running (a tool calling another agent runs inside it)."""
 _UNREAD = AgentResponse()
 """The answer of a run whose answer no handler reads (nothing to build)."""
 ASK_REASON = "agenthooks_ask"
@@ -130,13 +134,19 @@ class _RunHooks(AgentHooksCapability):
             agent=name,
             run_id=ctx.run_id,
             session_id=ctx.conversation_id,
+            parent_run_id=_current_run.get(),
         )
         self.run = run
         self.history_length = len(ctx.messages)
-        async with run:
-            await self._start(run, ctx)
-            result: AgentRunResult[Any] = await handler()
-            return await self._finish(run, result)
+        # an agent a tool of this run calls is a run of its own, whose parent is this one
+        token = _current_run.set(run.run_id)
+        try:
+            async with run:
+                await self._start(run, ctx)
+                result: AgentRunResult[Any] = await handler()
+                return await self._finish(run, result)
+        finally:
+            _current_run.reset(token)
         raise AssertionError("unreachable: BridgeRun re-raises what ends the block")
 
     async def _start(self, run: BridgeRun, ctx: RunContext[Any]) -> None:
@@ -556,8 +566,6 @@ def _text(result: Any) -> str:
     if isinstance(result, str):
         return result
     try:
-        import json
-
         return json.dumps(result, default=str)
     except (TypeError, ValueError):
         return str(result)
