@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
 from agents import Agent, RunConfig, Runner, RunResult, RunResultStreaming, RunState
-from agents.items import ToolApprovalItem
+from agents.items import ToolApprovalItem, TResponseInputItem
 from agents.models.interface import Model
 from agents.models.multi_provider import MultiProvider
 from agents.stream_events import StreamEvent
@@ -24,9 +24,12 @@ from .model import HookedModel
 from .scope import ACTIVE, RunScope
 from .translate import parse_arguments, replace_user_text, user_text
 
-T = TypeVar("T")
+Input = str | list[TResponseInputItem] | RunState[Any]
+"""What a run starts from: a user message, input items, or a paused run's state."""
 _CLONES_KEPT = 64
 """Agent graphs whose clones a runner keeps."""
+_PAUSES_KEPT = 4096
+"""Paused calls whose run id a runner keeps for their resume."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -149,6 +152,8 @@ class AgentHooksRunner:
             pending = [_pending(item, scope) for item in result.interruptions]
             for call in pending:
                 self._paused[call.call_id] = run.run_id
+            while len(self._paused) > _PAUSES_KEPT:  # pauses nobody resumed: the oldest go
+                self._paused.pop(next(iter(self._paused)))
             await run.paused(
                 AgentResponse(
                     finish_reason="paused",
@@ -192,7 +197,7 @@ class AgentHooksRunner:
 
     # --- the three entry points ----------------------------------------------------------
 
-    async def run(self, starting_agent: Agent[Any], input: Any, **kwargs: Any) -> RunResult:
+    async def run(self, starting_agent: Agent[Any], input: Input, **kwargs: Any) -> RunResult:
         """``agents.Runner.run`` with the bus's hooks: the same arguments, the same result.
 
         Raises:
@@ -218,12 +223,23 @@ class AgentHooksRunner:
                 await prepared.owned.aclose()
         return result
 
-    def run_sync(self, starting_agent: Agent[Any], input: Any, **kwargs: Any) -> RunResult:
-        """``agents.Runner.run_sync`` with the bus's hooks (not inside a running event loop)."""
-        return asyncio.run(self.run(starting_agent, input, **kwargs))
+    def run_sync(self, starting_agent: Agent[Any], input: Input, **kwargs: Any) -> RunResult:
+        """``agents.Runner.run_sync`` with the bus's hooks.
+
+        Raises:
+            RuntimeError: Called inside a running event loop (``await runner.run`` there).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.run(starting_agent, input, **kwargs))
+        raise RuntimeError(
+            "AgentHooksRunner.run_sync() cannot run inside a running event loop; "
+            "use await runner.run(...) there"
+        )
 
     def run_streamed(
-        self, starting_agent: Agent[Any], input: Any, **kwargs: Any
+        self, starting_agent: Agent[Any], input: Input, **kwargs: Any
     ) -> RunResultStreaming:
         """``agents.Runner.run_streamed`` with the bus's hooks: the same arguments, the same
         result. The start events run before the first model call; ``stream_events()`` ends
