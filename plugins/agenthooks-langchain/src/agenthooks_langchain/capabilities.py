@@ -69,6 +69,10 @@ CAPABILITIES = Capabilities(
             "create_agent ends a run after a tool only for a tool declared return_direct"
         ),
         "pre_handoff": "create_agent has no handoffs",
+        "on_stream_chunk": (
+            "a middleware sees the model's whole answer; LangChain streams tokens to "
+            "astream(stream_mode='messages') through its callbacks, around the middleware"
+        ),
     },
 )
 """The LangChain bridge's declaration (entry point ``agenthooks.bridges: langchain``)."""
