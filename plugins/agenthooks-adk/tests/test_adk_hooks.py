@@ -315,3 +315,25 @@ async def test_a_tool_that_declares_a_json_schema_is_validated_with_it() -> None
         ("ok", {"result": "Ada: found"}),
         ("bad", {"error": "invalid arguments for tool 'lookup': name: 7 is not of type 'string'"}),
     ]
+
+
+async def test_an_answer_from_the_agents_own_model_callback_ends_the_hook_layers_call() -> None:
+    import asyncio
+
+    def cached(callback_context: Any, llm_request: Any) -> Any:
+        return s.model_turn("from the agent's callback")
+
+    bus = HookBus()
+    seen = s.recorder(bus)
+    bus.on(
+        "on_response",
+        lambda ctx: {
+            "response": ctx.response.model_copy(update={"content": ctx.response.content.upper()})
+        },
+    )
+    model = s.ScriptedLlm(script=s.conversation())
+    runner = s.runner(bus, model, before_model_callback=cached)
+    events = await asyncio.wait_for(s.run(runner, MESSAGE), 10)
+    assert model.requests == []
+    assert s.final_text(events) == "FROM THE AGENT'S CALLBACK"
+    assert seen[-4:] == ["post_agent", "on_message", "on_chat_done", "on_chat_end"]

@@ -110,6 +110,7 @@ class _ModelCall:
     pending: Pending[ProviderRequest, ProviderResponse, ProviderResponse | Deny]
     view: RequestView
     llm_request: LlmRequest
+    agent: str
     read: ProviderResponse | None = None
 
 
@@ -357,7 +358,9 @@ class AgentHooksPlugin(BasePlugin):
             pending, reached = await start(handoff, run.model_call(view.request, handoff))
             if reached:
                 write_request(view, handoff.asked.result(), llm_request)
-                state.models[asyncio.current_task()] = _ModelCall(pending, view, llm_request)
+                state.models[asyncio.current_task()] = _ModelCall(
+                    pending, view, llm_request, callback_context.agent_name
+                )
                 return None
             return await self._model_answer(state, await finish(pending), None)
         except BaseException as exc:
@@ -820,17 +823,43 @@ class AgentHooksPlugin(BasePlugin):
     ) -> Event | None:
         """The final answer: ``on_loop_end``, ``post_agent`` (which may rewrite or withhold
         it: the caller and the session get what it left) and its ``on_message``."""
-        if (
-            event.partial
-            or event.author == "user"
-            or event.content is None
-            or event.error_code is not None
-            or not event.is_final_response()
-        ):
+        if event.partial or event.author == "user" or event.content is None:
             return None
         state = self._runs.get(invocation_context.invocation_id)
         if state is None or state.run.ended is not None:
             return None
+        answered = None
+        if state.models and not event.get_function_responses():
+            answered = await self._answered_elsewhere(state, event)
+            if answered is not None:
+                event = answered
+        if event.error_code is not None or not event.is_final_response():
+            return answered
+        final = await self._final(state, event)
+        return final if final is not None else answered
+
+    async def _answered_elsewhere(self, state: _Run, event: Event) -> Event | None:
+        """A model call the hook layer reached but ADK did not make: the agent's own
+        ``before_model_callback`` answered it (ADK then calls no after-model callback). Its
+        answer is the framework's answer: the hook layer ends with it (``on_response``)."""
+        for key, call in list(state.models.items()):
+            if call.agent != event.author:
+                continue
+            del state.models[key]
+            response = LlmResponse(content=event.content, usage_metadata=event.usage_metadata)
+            try:
+                call.read = read_response(response)
+                call.pending.handoff.give(call.read)
+                got = await self._model_answer(state, await finish(call.pending), call)
+            except BaseException as exc:
+                await self._fail(state, exc)
+                raise
+            if got is None:
+                return None
+            return event.model_copy(update={"content": got.content})
+        return None
+
+    async def _final(self, state: _Run, event: Event) -> Event | None:
         run = state.run
         if state.denied is not None:
             state.final = run.denied_response(state.denied)
