@@ -157,3 +157,35 @@ async def test_langchains_own_human_in_the_loop_pauses_and_resumes_a_bridged_run
     assert [r.tool_call_id for r in resumed if r.type == "pre_tool_call"] == ["call_2"]
     assert ran == [("read_file", {"path": "/tmp/b.txt"})]
     assert done["messages"][-1].content == "done"
+
+
+async def test_a_guard_ask_rule_pauses_and_an_approval_resumes() -> None:
+    from agenthooks_guard import Guard
+
+    policy = """
+default = "allow"
+ask = "pause"
+
+[[rules]]
+tool = "delete_file"
+action = "ask"
+reason = "Deleting needs a human."
+"""
+    bus = HookBus()
+    bus.use(Guard.from_toml(policy))
+    recorder = Recorder(bus)
+    bridged = agent(conversation_model(), bus, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "guard-ask"}}
+    out = await bridged.ainvoke(ask(), config)
+    (pending,) = out["__interrupt__"]
+    assert (pending.value["tool_call_id"], pending.value["description"]) == (
+        "call_1",
+        "Deleting needs a human.",
+    )
+    assert recorder.events[-2:] == ["on_chat_paused", "on_chat_end"]
+    done = await bridged.ainvoke(
+        resume_command(out["__interrupt__"], {"call_1": Approve()}), config
+    )
+    assert ("delete_file", {"path": "/tmp/a.txt"}) in ran
+    assert done["messages"][-1].content == "done"
+    assert recorder.events[-2:] == ["on_chat_done", "on_chat_end"]
