@@ -205,3 +205,12 @@ async def test_a_guardrail_tripwire_keeps_its_type(bus: HookBus, recorder: Recor
 
     assert endings(recorder) == ["on_chat_error", "on_chat_end"]
     assert isinstance(recorder.of("on_chat_error")[0].error, InputGuardrailTripwireTriggered)
+
+
+async def test_run_sync_inside_a_running_loop_is_refused(bus: HookBus, recorder: Recorder) -> None:
+    agent, model = scripted_agent()
+
+    with pytest.raises(RuntimeError, match="running event loop"):
+        AgentHooksRunner(bus).run_sync(agent, USER)
+
+    assert recorder.names == [] and model.calls == ()

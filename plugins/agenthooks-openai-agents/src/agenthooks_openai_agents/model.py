@@ -165,8 +165,7 @@ class HookedModel(Model):
         if isinstance(got, TransformContextContext) and got.messages != sent.request.messages:
             run.capabilities.require("transform_context", "messages")
             request = sent.request.model_copy(update={"messages": list(got.messages)})
-            call = from_request(sent, request)
-            return to_request(call, self.name)
+            return to_request(from_request(sent, request), request.model)
         return sent
 
     async def _after(
