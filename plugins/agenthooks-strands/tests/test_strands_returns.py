@@ -374,3 +374,40 @@ async def test_stream_observers_hear_each_chunk(make, bus: HookBus, hooked: bool
     ]
     assert recorder.of("on_stream_end")[0].response.content == "It is sunny."
     assert recorder.of("on_stream_start")[0].request.messages[0].content == "weather?"
+
+
+async def test_a_call_strands_refuses_can_be_recovered(make, bus: HookBus) -> None:
+    seen: list[Any] = []
+
+    def recover(ctx: Any) -> dict[str, Any]:
+        seen.append((ctx.source, type(ctx.error).__name__, ctx.tool.name if ctx.tool else None))
+        return {"result": f"handled {ctx.call.name}"}
+
+    bus.on("on_tool_call_error", recover)
+    agent, model = make(
+        [tool_calls(("a", "flag", {"on": "maybe"}), ("b", "no_such_tool", {"x": 1})), "ok"],
+        tools=[flag],
+    )
+
+    await agent.invoke_async("go")
+
+    assert sorted(seen) == [
+        ("unknown_tool", "UnknownToolError", None),
+        ("validation", "ToolValidationError", "flag"),
+    ]
+    assert tool_results(model) == {
+        "a": ("success", "handled flag"),
+        "b": ("success", "handled no_such_tool"),
+    }
+    assert RAN == []
+
+
+async def test_an_unknown_tool_reads_as_strands_writes_it(make, bus: HookBus) -> None:
+    errors: list[Any] = []
+    bus.on("on_tool_call_error", lambda ctx: errors.append(ctx.source))
+    agent, model = make([tool_calls(("b", "no_such_tool", {})), "ok"])
+
+    await agent.invoke_async("go")
+
+    assert errors == ["unknown_tool"]
+    assert tool_results(model) == {"b": ("error", "Unknown tool: no_such_tool")}

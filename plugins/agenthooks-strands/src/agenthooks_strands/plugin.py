@@ -46,7 +46,14 @@ from agenthooks import (
     ToolCall,
 )
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
-from agenthooks.errors import HOOK_MARK, ToolValidationError, UnsupportedReturnError, ends_run
+from agenthooks.errors import (
+    HOOK_MARK,
+    ToolError,
+    ToolValidationError,
+    UnknownToolError,
+    UnsupportedReturnError,
+    ends_run,
+)
 from agenthooks.events import (
     GROUPS,
     PrepareNextTurnContext,
@@ -561,8 +568,27 @@ class AgentHooksPlugin(Plugin):
 
     async def _tool(self, ctx: ExecuteToolContext, next_fn: Next) -> AsyncGenerator[Any, None]:
         state = self._states.get(id(ctx.agent))
-        if state is None or ctx.tool is None or state.quiet_tools:
+        if state is None or state.quiet_tools:
             async for event in next_fn(ctx):
+                yield event
+            return
+        if ctx.tool is None:
+            name = ctx.tool_use["name"]
+            unknown = UnknownToolError(f"the agent has no tool {name!r}")
+            try:
+                events = [
+                    e
+                    async for e in self._refused(state, ctx, next_fn, None, unknown, "unknown_tool")
+                ]
+            except Exception as exc:  # ours: see below
+                if state.failure is None:
+                    state.failure = exc
+                events = [
+                    _error_result(
+                        str(ctx.tool_use["toolUseId"]), f'Tool call "{name}" did not complete'
+                    )
+                ]
+            for event in events:
                 yield event
             return
         run = state.run
@@ -590,9 +616,7 @@ class AgentHooksPlugin(Plugin):
             try:
                 arguments = tool.validate(dict(raw_input))
             except ToolValidationError as exc:
-                async for event in self._invalid(
-                    state, ctx, next_fn, tool, call_id, raw_input, exc
-                ):
+                async for event in self._refused(state, ctx, next_fn, tool, exc, "validation"):
                     yield event
                 return
             call = ToolCall(id=call_id, name=tool.name, arguments=arguments)
@@ -660,19 +684,27 @@ class AgentHooksPlugin(Plugin):
             tool = self._bridge_tools[agent_tool] = bridge_tool(agent_tool)
         return tool
 
-    async def _invalid(
+    async def _refused(
         self,
         state: _State,
         ctx: ExecuteToolContext,
         next_fn: Next,
-        tool: BridgeTool,
-        call_id: str,
-        raw_input: Any,
-        exc: ToolValidationError,
+        tool: BridgeTool | None,
+        exc: ToolError,
+        source: str,
     ) -> AsyncGenerator[Any, None]:
-        """Arguments the tool's own schema refuses: ``on_tool_call_error`` (``source=
-        "validation"``) hears it and may recover; else Strands reports it as it would."""
-        call = ToolCall(id=call_id, name=tool.name, arguments=dict(raw_input))
+        """A call Strands will refuse (arguments the tool's own schema rejects, a tool it does
+        not have): ``on_tool_call_error`` (``source`` ``"validation"`` or
+        ``"unknown_tool"``) hears it and may recover or reword it; else Strands reports it as
+        it would."""
+        tool_use = ctx.tool_use
+        call_id = str(tool_use["toolUseId"])
+        arguments = tool_use.get("input")
+        call = ToolCall(
+            id=call_id,
+            name=str(tool_use["name"]),
+            arguments=dict(arguments) if isinstance(arguments, dict) else {},
+        )
         got = await state.run.fire(
             "on_tool_call_error",
             ToolCallErrorContext,
@@ -680,7 +712,7 @@ class AgentHooksPlugin(Plugin):
             tool=tool,
             tool_call_id=call_id,
             error=exc,
-            source="validation",
+            source=source,
         )
         if isinstance(got, ToolCallErrorContext) and got.recovered:
             yield ToolResultEvent(
