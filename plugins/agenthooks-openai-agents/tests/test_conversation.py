@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agenthooks_openai_agents import AgentHooksRunner
+from agents import Agent, RunConfig, RunHooks
+from agents.testing import ScriptedModel, assistant_message
 from conftest import USER, Recorder, scripted_agent, tool_outputs
 
 from agenthooks import HookBus
@@ -129,3 +133,24 @@ async def test_the_users_agent_is_not_changed(bus: HookBus, recorder: Recorder) 
     assert agent.model is model
     assert agent.tools == tools and all(a is b for a, b in zip(agent.tools, tools))
     assert result.last_agent is not agent and result.last_agent.name == agent.name
+
+
+async def test_a_run_config_model_and_the_sdks_own_hooks_keep_working(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    model = ScriptedModel([[assistant_message("from the run's model")]])
+    agent = Agent(name="assistant", model="never-resolved")
+    started: list[str] = []
+
+    class Hooks(RunHooks[Any]):
+        async def on_agent_start(self, context: Any, agent: Any) -> None:
+            started.append(agent.name)
+
+    result = await AgentHooksRunner(bus).run(
+        agent, "hi", run_config=RunConfig(model=model), hooks=Hooks()
+    )
+
+    assert result.final_output == "from the run's model"
+    assert started == ["assistant"]
+    assert recorder.of("on_response")[0].response.content == "from the run's model"
+    assert len(model.calls) == 1
