@@ -130,7 +130,8 @@ class AgentHooksRunner:
             if "on_run_resumed" in run.bus.listened:
                 pending = [_pending(item, scope) for item in input.get_interruptions()]
                 await run.fire("on_run_resumed", RunResumedContext, pending=pending)
-            return await _adopt(input, prepared)
+            # a streamed run got its input before the start events: only run() can adopt
+            return input if scope.ready is not None else await _adopt(input, prepared)
         text = user_text(input)
         scope.input = text
         tools = [t.name for t in agent.tools] if "on_chat_start" in run.bus.listened else []
