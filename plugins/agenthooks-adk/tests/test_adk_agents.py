@@ -81,3 +81,23 @@ async def test_an_agent_tool_runs_a_sub_agent_whose_run_is_a_child_of_the_caller
     assert parent_of_child == parent == events[0].invocation_id and child != parent
     assert calls == [("start", "helper", "do it"), ("stop", "helper", "helped")]
     assert s.tool_messages(coordinator_model.requests[1]) == [("a1", {"result": "helped"})]
+
+
+async def test_a_sequential_agent_run_on_adks_older_path_is_one_run() -> None:
+    from google.adk.agents import SequentialAgent
+
+    bus = HookBus()
+    seen = s.recorder(bus)
+    agents: list[str] = []
+    bus.on("pre_request", lambda ctx: agents.append(ctx.agent))
+    first = LlmAgent(name="first", model=s.ScriptedLlm(script=[s.model_turn("one")]))
+    second = LlmAgent(name="second", model=s.ScriptedLlm(script=[s.model_turn("two")]))
+    pipeline = SequentialAgent(name="pipeline", sub_agents=[first, second])
+    app = App(name="app", root_agent=pipeline, plugins=[AgentHooksPlugin(bus)])
+    runner = Runner(app=app, session_service=InMemorySessionService(), auto_create_session=True)
+    events = await s.run(runner, "go")
+    assert s.final_text(events) == "two"
+    assert agents == ["first", "second"]
+    assert seen[:2] == ["on_chat_start", "on_user_message"]
+    assert seen[-2:] == ["on_chat_done", "on_chat_end"]
+    assert seen.count("on_chat_done") == 1
