@@ -85,6 +85,7 @@ positional arguments:
   COMMAND
     events    list every event: kind, what a handler may return, seed aliases
     plugins   list installed plugins and check that each one loads
+    bridges   list the installed framework bridges and what each fires and honours
     demo      run the demo agent (offline by default; the same as `make demo`)
     trace     show a recorded run as a tree, or write a timeline page (--html)
     tail      print the live events of every worker, from a stream URL
