@@ -121,3 +121,23 @@ async def test_a_state_restored_from_json_resumes_through_the_hooks(
     assert [c.call.id for c in recorder.of("on_tool_call_result")] == ["call_1"]
     assert len(recorder.of("pre_request")) == 1
     assert tool_outputs(model, 1)["call_1"] == "deleted /tmp/a.txt"
+
+
+async def test_a_streamed_resume_runs_the_approved_call_through_the_hooks(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    runner, agent, model, result = await paused_run(bus)
+    run_id = recorder.of("on_chat_start")[0].run_id
+    state = result.to_state()
+    state.approve(result.interruptions[0])
+    recorder.seen.clear()
+
+    streamed = runner.run_streamed(agent, state)
+    async for _ in streamed.stream_events():
+        pass
+
+    assert streamed.final_output == "done"
+    assert ran == ["/tmp/a.txt"]
+    assert [c.call.id for c in recorder.of("on_tool_call_result")] == ["call_1"]
+    assert {ctx.run_id for _, ctx in recorder.seen} == {run_id}
+    assert recorder.names[-2:] == ["on_chat_done", "on_chat_end"]
