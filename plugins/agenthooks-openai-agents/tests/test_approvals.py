@@ -126,7 +126,7 @@ async def test_a_state_restored_from_json_resumes_through_the_hooks(
 async def test_a_streamed_resume_runs_the_approved_call_through_the_hooks(
     bus: HookBus, recorder: Recorder
 ) -> None:
-    runner, agent, model, result = await paused_run(bus)
+    runner, agent, _, result = await paused_run(bus)
     run_id = recorder.of("on_chat_start")[0].run_id
     state = result.to_state()
     state.approve(result.interruptions[0])
