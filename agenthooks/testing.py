@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from .bus import Disposer
 from .events.catalog import CATALOG, resolve
 from .messages import ProviderResponse, ToolCall
+from .plugins import PluginOptionError
 from .providers.scripted import ScriptedProvider
 from .record import reachable_buses
 from .runtime.agent import Agent
@@ -228,6 +229,51 @@ else:
         pytest.skip(problem)
 
 
+def assert_option_error(
+    make: Callable[[], object],
+    *,
+    key: str,
+    closest: str | None = None,
+    source: str | None = None,
+    says: str | None = None,
+) -> PluginOptionError:
+    """Check that building a plugin from bad options fails the way users are promised: a
+    ``PluginOptionError`` naming the ``key`` (the keyword argument or environment variable)
+    and, for a mistyped key, the ``closest`` valid one.
+
+    Args:
+        make: Builds the plugin or its settings (``lambda: Retry(attemps=3)``).
+        key: The key the error must name.
+        closest: The valid key the error must suggest (``did you mean 'attempts'?``).
+        source: Where the value came from, if the test pins it (``"environment"``).
+        says: Text the error's message must contain.
+
+    Returns:
+        The error, for further checks.
+
+    Raises:
+        AssertionError: ``make`` succeeded, raised something else, or the error names
+            another key, suggestion, source or message.
+    """
+    __tracebackhide__ = True
+    try:
+        made = make()
+    except PluginOptionError as exc:
+        error = exc
+    else:
+        raise AssertionError(f"expected a PluginOptionError naming {key!r}, built {made!r}")
+    message = str(error)
+    if error.key != key:
+        raise AssertionError(f"the error names {error.key!r}, not {key!r}: {message}")
+    if closest is not None and f"did you mean {closest!r}?" not in message:
+        raise AssertionError(f"the error does not suggest {closest!r}: {message}")
+    if source is not None and error.source != source:
+        raise AssertionError(f"the error's source is {error.source!r}, not {source!r}: {message}")
+    if says is not None and says not in message:
+        raise AssertionError(f"the error does not say {says!r}: {message}")
+    return error
+
+
 _EXAMPLE = re.compile(r"```python\n(.*?)```.*?```(?:text)?\n(.*?)```", re.DOTALL)
 
 
@@ -245,6 +291,7 @@ __all__ = [
     "FIRST",
     "HookRecorder",
     "ScriptStep",
+    "assert_option_error",
     "call",
     "make_agent",
     "readme_example",

@@ -17,8 +17,19 @@ Mistakes fail loudly: a public method named like an event that does not exist
 bus is an error; a setup that raises leaves nothing behind (handlers, middleware, blinker
 receivers, nested plugins); two installed distributions that claim one entry-point name are
 an error naming both, and neither is loaded.
+
+The helpers a plugin distribution builds on are public here too, so that no plugin reaches
+into the core's private modules: ``PluginSettings`` (its options), ``LoopClients`` (one
+asyncio client per running event loop), ``ExportRedaction`` (what an exporter of events
+redacts) and ``serialize_result`` (the text a tool message carries for a tool's result); an
+approval source (the ``agenthooks.approvals`` entry points) answers with ``Approval`` and
+fails with ``ApprovalError``.
 """
 
+from ..approvals import Approval, ApprovalError
+from ..loop_clients import LoopClients
+from ..redaction import ExportRedaction
+from ..tools import serialize_result
 from .installing import PluginInfo, install
 from .loader import (
     DISABLE_ENV,
@@ -35,7 +46,11 @@ from .settings import CommaList, PluginOptionError, PluginSettings
 __all__ = [
     "DISABLE_ENV",
     "ENTRY_POINT_GROUP",
+    "Approval",
+    "ApprovalError",
     "CommaList",
+    "ExportRedaction",
+    "LoopClients",
     "PluginConflictError",
     "PluginError",
     "PluginInfo",
@@ -48,4 +63,5 @@ __all__ = [
     "load_entry_point_plugins",
     "looks_like_event",
     "plugin_name",
+    "serialize_result",
 ]
