@@ -2,7 +2,8 @@
 
 A plugin is either
 
-- an object (or a class, instantiated without arguments) whose methods are named after events
+- an object (or a class: an entry point's class is built by its ``from_env()`` classmethod
+  when it has one, else instantiated without arguments) whose methods are named after events
   (``def pre_tool_call(self, ctx)``; aliases work too), with options per method through
   ``@hook(match=..., priority=..., guard=..., errors=...)`` or per plugin through the class
   attributes ``priority`` / ``guard`` / ``errors``; it may contribute ``middleware`` (a list)

@@ -108,7 +108,9 @@ def load_entry_point_plugins(
         try:
             plugin = ep.load()
             if inspect.isclass(plugin):
-                plugin = plugin()
+                # a plugin configured by the environment builds itself with from_env()
+                from_env = getattr(plugin, "from_env", None)
+                plugin = from_env() if callable(from_env) else plugin()
             if getattr(plugin, "name", None) is None and not inspect.isfunction(plugin):
                 try:
                     plugin.name = name

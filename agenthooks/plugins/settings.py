@@ -76,6 +76,8 @@ class PluginSettings(BaseSettings):
     """
 
     plugin: ClassVar[str] = "plugin"
+    error: ClassVar[type[PluginOptionError]] = PluginOptionError
+    """What a bad option raises: a subclass a plugin names (``RetryConfigError``) or this."""
     model_config = SettingsConfigDict(extra="forbid", frozen=True, env_ignore_empty=True)
 
     @classmethod
@@ -141,7 +143,7 @@ class PluginSettings(BaseSettings):
     def _unknown(cls, source: str, key: str, valid: list[str]) -> PluginOptionError:
         close = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]!r}?" if close else f"; valid: {', '.join(valid)}"
-        return PluginOptionError(cls.plugin, source, key, f"unknown option{hint}")
+        return cls.error(cls.plugin, source, key, f"unknown option{hint}")
 
     @classmethod
     def _invalid(cls, source: str, exc: ValidationError, *, env: bool) -> PluginOptionError:
@@ -149,7 +151,7 @@ class PluginSettings(BaseSettings):
         name = str(error["loc"][0]) if error["loc"] else "(options)"
         key = cls.env_names().get(name, name) if env else name
         given = error.get("input")
-        return PluginOptionError(cls.plugin, source, key, f"{given!r}: {error['msg']}")
+        return cls.error(cls.plugin, source, key, f"{given!r}: {error['msg']}")
 
 
 __all__ = ["CommaList", "PluginOptionError", "PluginSettings"]
