@@ -23,6 +23,8 @@ MODULES = {_name(p): p for p in sorted(ROOT.rglob("*.py"))}
 
 
 def _target(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:  # an absolute import names its module as it is
+        return node.module or ""
     base = module.split(".")
     if MODULES[module].name != "__init__.py":
         base = base[:-1]
