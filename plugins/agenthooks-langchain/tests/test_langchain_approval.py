@@ -62,7 +62,10 @@ async def test_an_ask_pauses_the_run_and_an_approval_runs_the_call() -> None:
         "pre_tool_call",
         "on_tool_call_result",
         "on_message",
+        "prepare_next_turn",  # the rest of the paused turn
+        "should_stop",
         "on_loop_start",
+        "transform_context",
         "pre_request",
         "on_response",
         "on_loop_end",
@@ -71,8 +74,9 @@ async def test_an_ask_pauses_the_run_and_an_approval_runs_the_call() -> None:
         "on_chat_done",
         "on_chat_end",
     ]
-    # the resumed run keeps the paused run's id
+    # the resumed run keeps the paused run's id and goes on counting its turns
     assert {r.run_id for r in resumed} == {recorder.records[0].run_id}
+    assert [r.iteration for r in resumed if r.type == "on_loop_start"] == [1]
     assert ran[-1] == ("delete_file", {"path": "/tmp/a.txt"})
     assert done["messages"][-1].content == "done"
     assert sorted(

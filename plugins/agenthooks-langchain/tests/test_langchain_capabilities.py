@@ -15,7 +15,7 @@ from langchain_core.messages import ToolMessage
 from langchain_scripted import Recorder, agent, ask, calls, conversation_model, ran, script
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agenthooks import Ask, Deny, HookBus, ProviderResponse, StopRun
+from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
 from agenthooks.bridges import installed_bridges
 from agenthooks.errors import UnsupportedReturnError
 
@@ -94,6 +94,24 @@ def _cases() -> dict[tuple[str, str], Case]:
             lambda ctx: Deny("rude"),
             lambda out, model: (
                 (model.sent == [] and out["messages"][-1].content == "rude") or _fail()
+            ),
+        ),
+        ("pre_agent", "response"): (
+            lambda ctx: {"response": AgentResponse(content="answered for it")},
+            lambda out, model: (
+                (model.sent == [] and out["messages"][-1].content == "answered for it") or _fail()
+            ),
+        ),
+        ("pre_agent", "deny"): (
+            lambda ctx: Deny("not this agent"),
+            lambda out, model: (
+                (model.sent == [] and out["messages"][-1].content == "not this agent") or _fail()
+            ),
+        ),
+        ("transform_context", "messages"): (
+            lambda ctx: {"messages": [m.model_copy(update={"content": "T"}) for m in ctx.messages]},
+            lambda out, model: (
+                (model.sent[0][0].content == "T" and out["messages"][0].content != "T") or _fail()
             ),
         ),
         ("pre_request", "request"): (

@@ -13,7 +13,9 @@ CAPABILITIES = Capabilities(
         {
             "on_chat_start",
             "on_user_message",
+            "pre_agent",
             "on_loop_start",
+            "transform_context",
             "pre_request",
             "on_response",
             "on_model_error",
@@ -36,6 +38,8 @@ CAPABILITIES = Capabilities(
     honours={
         "on_chat_start": frozenset({"deny"}),
         "on_user_message": frozenset({"message", "deny"}),
+        "pre_agent": frozenset({"response", "deny"}),
+        "transform_context": frozenset({"messages"}),
         "pre_request": frozenset({"request", "response", "deny"}),
         "on_response": frozenset({"response", "deny"}),
         "on_model_error": frozenset({"response", "error"}),

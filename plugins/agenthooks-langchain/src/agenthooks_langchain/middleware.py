@@ -32,8 +32,21 @@ from agenthooks import HookBus
 from agenthooks.bridges import BridgeError, BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.decisions import Deny
 from agenthooks.errors import StopRun, ToolValidationError, UnsupportedReturnError
-from agenthooks.events import GROUPS, PrepareNextTurnContext, ShouldStopContext, StopContext
-from agenthooks.messages import AgentResponse, PendingCall, ProviderRequest, ProviderResponse
+from agenthooks.events import (
+    GROUPS,
+    PreAgentContext,
+    PrepareNextTurnContext,
+    ShouldStopContext,
+    StopContext,
+    TransformContextContext,
+)
+from agenthooks.messages import (
+    AgentResponse,
+    PendingCall,
+    ProviderRequest,
+    ProviderResponse,
+    Usage,
+)
 from agenthooks.messages import ToolCall as OurToolCall
 
 from . import watch
@@ -88,6 +101,20 @@ class _Run:
     """Each LangChain message of the run as a ``ChatMessage``, translated once."""
     final: AgentResponse | None = None
     """The answer the run ends with (after ``post_agent``), once the model gave it."""
+    skip: AgentResponse | None = None
+    """The answer a ``pre_agent`` handler gave in the agent's place."""
+    input_id: str | None = None
+    """The id of the user message the run answers."""
+
+    def kept(self) -> dict[str, Any]:
+        """What the state keeps of the run, so a resumed run goes on where it paused."""
+        bridge = self.bridge
+        return {
+            "id": bridge.run_id,
+            "input": self.input_id,
+            "iteration": bridge.iteration,
+            "usage": bridge.usage.model_dump(),
+        }
 
 
 class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
@@ -165,7 +192,16 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await self._finish(run, request.messages, None, "stopped")
                 update["jump_to"] = "end"
                 return _with_update(ModelResponse(result=[]), update)
+        if run.skip is not None:  # pre_agent answered for the agent: its answer is the run's
+            skipped = ModelResponse(result=[AIMessage(content=run.skip.content or "")])
+            finished = await self._finish(run, request.messages, skipped, run.skip.finish_reason)
+            assert finished is not None
+            return _with_update(finished, update)
         await bridge.loop_start()
+        if bridge.session_id is not None:  # a checkpointer keeps the state: a pause may come
+            update[RUN_KEY] = run.kept()
+        if "transform_context" in bus.listened:
+            request = await self._transformed(run, request)
         answer = await self._model_call(run, request, handler)
         ai = _ai_of(answer)
         if ai is not None:
@@ -180,6 +216,18 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 assert finished is not None
                 answer = finished
         return _with_update(answer, update)
+
+    async def _transformed(self, run: _Run, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """``transform_context``: the messages this request sends (the state keeps its own)."""
+        read = [run.read(m) for m in request.messages]
+        given = list(read)
+        got = await run.bridge.fire("transform_context", TransformContextContext, messages=given)
+        if not isinstance(got, TransformContextContext) or got.messages is given:
+            return request
+        CAPABILITIES.require("transform_context", "messages")
+        return request.override(
+            messages=cast("list[AnyMessage]", messages_out(got.messages, read, request.messages))
+        )
 
     async def _model_call(
         self,
@@ -485,15 +533,14 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         kept = _kept(request.state)
         if kept is not None and human is not None and kept.get("input") == human.id:
             # a run paused by another middleware's interrupt, resumed into the model node
-            return self._resumed(graph, config, kept["id"], len(request.state["messages"])), {}
+            return self._resumed(graph, config, kept, len(request.state["messages"])), {}
         info = request.runtime.execution_info if request.runtime is not None else None
         bridge = self._bridge(config, (info.run_id if info is not None else None) or str(graph))
         run = _Run(bridge, start=human_at if human_at is not None else len(messages))
         run.input = text_of(human) if human is not None else ""
         self._follow(graph, run)
-        update: dict[str, Any] = {
-            RUN_KEY: {"id": bridge.run_id, "input": human.id if human is not None else None}
-        }
+        run.input_id = human.id if human is not None else None
+        update: dict[str, Any] = {RUN_KEY: run.kept()}
         names = (
             [
                 t.name if isinstance(t, BaseTool) else tool_name(tool_schema(t))
@@ -512,6 +559,16 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             run.input = got
         if human is not None and "on_message" in self.bus.listened:
             await bridge.message(run.read(human))
+        if "pre_agent" in self.bus.listened:
+            agreed = await bridge.fire(
+                "pre_agent", PreAgentContext, input=run.input, response=None, short_circuit=None
+            )
+            if isinstance(agreed, Deny):
+                CAPABILITIES.require("pre_agent", "deny")
+                run.final = bridge.denied_response(agreed)
+            elif isinstance(agreed, PreAgentContext) and agreed.response is not None:
+                CAPABILITIES.require("pre_agent", "response")
+                run.skip = agreed.response
         return run, update
 
     def _tool_run(self, state: Any) -> _Run:
@@ -528,10 +585,17 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 "AgentHooksMiddleware saw a tool call of a run it did not start: list it in "
                 "create_agent(middleware=[...])"
             )
-        return self._resumed(graph, config, kept["id"], len(state.get("messages", ())))
+        return self._resumed(graph, config, kept, len(state.get("messages", ())))
 
-    def _resumed(self, graph: UUID, config: RunnableConfig, run_id: str, start: int) -> _Run:
-        run = _Run(self._bridge(config, run_id), start=start)
+    def _resumed(
+        self, graph: UUID, config: RunnableConfig, kept: dict[str, Any], start: int
+    ) -> _Run:
+        """A paused run taken up again: its id, its turn count and its usage as they were."""
+        bridge = self._bridge(config, str(kept["id"]))
+        bridge.iteration = kept.get("iteration")
+        if kept.get("usage"):
+            bridge.usage = Usage.model_validate(kept["usage"])
+        run = _Run(bridge, start=start, input_id=kept.get("input"))
         self._follow(graph, run)
         return run
 
