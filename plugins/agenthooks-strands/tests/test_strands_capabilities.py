@@ -15,7 +15,7 @@ from agenthooks_strands.testing import tool_calls
 from strands import tool
 from strands_helpers import RAN, USER, build, explode, read_file, tool_results
 
-from agenthooks import Ask, Deny, HookBus, ProviderResponse
+from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
 from agenthooks.bridges import UnsupportedReturnError, installed_bridges
 from agenthooks.events import CATALOG
 from agenthooks.testing import HookRecorder
@@ -63,6 +63,15 @@ async def test_every_declared_event_fires_and_no_other() -> None:
 
     agent, _ = build(bus, [tool_calls(("e", "explode", {"path": "/x"})), "ok"], tools=[explode])
     await agent.invoke_async("fail a tool")
+
+    def stop(ctx: Any) -> None:
+        raise StopRun("enough")
+
+    stopping = bus.on("pre_request", stop)
+    agent, _ = build(bus, ["never"])  # a hook stops the run
+    with pytest.raises(StopRun):
+        await agent.invoke_async("stop")
+    stopping()
 
     assert set(records) == set(recorder.names())  # one on_event record per emission
     fired = set(recorder.names()) | ({"on_event"} if records else set())
@@ -238,7 +247,35 @@ async def _post_agent_deny(bus: HookBus) -> None:
     assert str(await agent.invoke_async("hi")).strip() == "withheld"
 
 
+async def _pre_agent_response(bus: HookBus) -> None:
+    bus.on("pre_agent", lambda ctx: {"response": AgentResponse(content="from memory")})
+    agent, model = build(bus, [])
+    assert str(await agent.invoke_async("hi")).strip() == "from memory" and model.requests == []
+    assert agent.messages[-1]["content"] == [{"text": "from memory"}]
+
+
+async def _pre_agent_deny(bus: HookBus) -> None:
+    bus.on("pre_agent", lambda ctx: Deny("not for this agent"))
+    agent, model = build(bus, [])
+    assert str(await agent.invoke_async("hi")).strip() == "not for this agent"
+    assert model.requests == []
+
+
+async def _transform_context(bus: HookBus) -> None:
+    def last_only(ctx: Any) -> dict[str, Any]:
+        return {"messages": ctx.messages[-1:]}
+
+    bus.on("transform_context", last_only)
+    agent, model = _one_read(bus)
+    await agent.invoke_async("read")
+    assert len(model.requests[1]["messages"]) == 1  # the model got the tool result only
+    assert len(agent.messages) == 4  # the stored conversation is whole
+
+
 HONOURED: dict[tuple[str, str], Scenario] = {
+    ("pre_agent", "response"): _pre_agent_response,
+    ("pre_agent", "deny"): _pre_agent_deny,
+    ("transform_context", "messages"): _transform_context,
     ("on_chat_start", "deny"): _chat_start_deny,
     ("on_user_message", "message"): _user_message,
     ("on_user_message", "deny"): _user_message_deny,

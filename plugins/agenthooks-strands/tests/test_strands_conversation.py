@@ -25,7 +25,9 @@ SEQUENCE = [
     "on_chat_start",
     "on_user_message",
     "on_message",  # the user message
+    "pre_agent",
     "on_loop_start",
+    "transform_context",
     "pre_request",
     "on_stream_start",
     "on_stream_end",  # a turn of tool calls streams no text
@@ -41,6 +43,7 @@ SEQUENCE = [
     "prepare_next_turn",
     "should_stop",
     "on_loop_start",
+    "transform_context",
     "pre_request",
     "on_stream_start",
     "on_stream_chunk",
@@ -125,6 +128,10 @@ def _values(recorder: HookRecorder) -> list[tuple[Any, ...]]:
     for name, ctx in recorder.events:
         if name in ("on_chat_start", "on_user_message"):
             out.append((name, ctx.message))
+        elif name == "pre_agent":
+            out.append((name, ctx.input))
+        elif name == "transform_context":
+            out.append((name, [(m.role, m.content, m.tool_call_id) for m in ctx.messages]))
         elif name == "pre_request":
             out.append(
                 (

@@ -42,8 +42,9 @@ async def test_a_model_failure_keeps_its_type(make, recorder: HookRecorder) -> N
     assert type(error) is ConnectionError
     assert recorder.of("on_chat_end")[0].error is error
     # the turn that failed is closed before the terminal event
-    assert recorder.names()[-8:] == [
+    assert recorder.names()[-9:] == [
         "on_loop_start",
+        "transform_context",
         "pre_request",
         "on_stream_start",
         "on_stream_error",

@@ -14,7 +14,9 @@ CAPABILITIES = Capabilities(
             "on_chat_start",
             "on_user_message",
             "on_message",
+            "pre_agent",
             "on_loop_start",
+            "transform_context",
             "pre_request",
             "on_stream_start",
             "on_stream_chunk",
@@ -28,6 +30,7 @@ CAPABILITIES = Capabilities(
             "on_loop_end",
             "prepare_next_turn",
             "should_stop",
+            "on_stop",
             "post_agent",
             "on_chat_done",
             "on_chat_paused",
@@ -41,6 +44,8 @@ CAPABILITIES = Capabilities(
     honours={
         "on_chat_start": frozenset({"deny"}),
         "on_user_message": frozenset({"message", "deny"}),
+        "pre_agent": frozenset({"response", "deny"}),
+        "transform_context": frozenset({"messages"}),
         "pre_request": frozenset({"request", "response", "deny"}),
         "on_response": frozenset({"response", "deny"}),
         "on_model_error": frozenset({"response", "error"}),
@@ -59,9 +64,8 @@ CAPABILITIES = Capabilities(
             "provider middleware listens, the caller gets the call's stream events once its "
             "hooks are done (a rewrite or short-circuit can change the answer)"
         ),
-        "pre_agent": "Strands has no sub-agent or handoff step the bridge can see",
+        "pre_agent": "fires for the invoked agent (an agent used as a tool is its own run)",
         "pre_handoff": "Strands has no handoffs",
-        "transform_context": "not fired: pre_request's {'request'} rewrites the messages",
         "prepare_next_turn": (
             "Strands calls the agent's own Model with the agent's own transcript: a turn "
             "cannot change the provider, model, thinking or working messages"

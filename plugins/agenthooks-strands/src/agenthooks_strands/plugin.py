@@ -43,6 +43,7 @@ from agenthooks import (
     PendingCall,
     ProviderRequest,
     ProviderResponse,
+    StopRun,
     ToolCall,
 )
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
@@ -56,14 +57,17 @@ from agenthooks.errors import (
 )
 from agenthooks.events import (
     GROUPS,
+    PreAgentContext,
     PrepareNextTurnContext,
     RunResumedContext,
     ShouldStopContext,
+    StopContext,
     StreamChunkContext,
     StreamEndContext,
     StreamErrorContext,
     StreamStartContext,
     ToolCallErrorContext,
+    TransformContextContext,
 )
 
 from .capabilities import CAPABILITIES
@@ -97,9 +101,9 @@ if TYPE_CHECKING:
 APPROVAL = "agenthooks.approval"
 """The name of the Strands interrupt an ``Ask`` raises (``result.interrupts[i].name``)."""
 
-_MODEL_EVENTS = GROUPS["model_call"]
+_MODEL_EVENTS = GROUPS["model_call"] | {"transform_context"}
 _STREAM_EVENTS = GROUPS["stream"]
-_INPUT = frozenset({"on_chat_start", "on_user_message", "post_agent"})
+_INPUT = frozenset({"on_chat_start", "on_user_message", "pre_agent", "post_agent"})
 _FINAL = frozenset({"end_turn", "stop_sequence", "max_tokens"})
 _TOOL_EVENTS = GROUPS["tool_call"]
 _FINISH: dict[str, FinishReason] = {
@@ -129,6 +133,7 @@ class _State:
         "token",
         "known",
         "said",
+        "started",
         "quiet_model",
         "streams",
         "quiet_tools",
@@ -159,6 +164,7 @@ class _State:
         self.token: Token[str | None] | None = None
         self.known: Known = {}
         self.said: tuple[Any, list[ChatMessage]] | None = None
+        self.started = False
         """The messages of earlier model calls of the run, as read (by tracking id)."""
         """The run continues a paused one: its calls may carry a human's answer."""
 
@@ -251,6 +257,7 @@ class AgentHooksPlugin(Plugin):
                             ctx = dataclasses.replace(
                                 ctx, messages=_rewrite_user(ctx.messages, got)
                             )
+                        state.input = got
                     stop: EventLoopStopEvent | None = None
                     async for event in next_fn(ctx):
                         if isinstance(event, EventLoopStopEvent):
@@ -261,8 +268,13 @@ class AgentHooksPlugin(Plugin):
                     await run.abort("stream closed")
                     raise
                 except Exception as exc:
-                    raise _ours(state, exc) from None
+                    error = _ours(state, exc)
+                    if isinstance(error, StopRun):
+                        await run.fire("on_stop", StopContext, reason=error.reason)
+                    raise error from None
                 if state.failure is not None:
+                    if isinstance(state.failure, StopRun):
+                        await run.fire("on_stop", StopContext, reason=state.failure.reason)
                     raise state.failure
                 if stop is not None:
                     await self._finish(state, stop)
@@ -270,6 +282,35 @@ class AgentHooksPlugin(Plugin):
             if self._states.get(key) is state:
                 del self._states[key]
             _reset(state)
+
+    async def _pre_agent(self, run: BridgeRun, text: str) -> AgentResponse | Deny | None:
+        """``pre_agent``: the answer that skips the agent, the denial, or ``None`` to run it."""
+        if not run.listened("pre_agent"):
+            return None
+        got = await run.fire("pre_agent", PreAgentContext, input=text)
+        if isinstance(got, Deny):
+            CAPABILITIES.require("pre_agent", "deny")
+            return got
+        if isinstance(got, PreAgentContext) and got.response is not None:
+            CAPABILITIES.require("pre_agent", "response")
+            return got.response
+        return None
+
+    async def _skipped(self, state: _State, skip: AgentResponse | Deny) -> ModelStopReason:
+        """The model call a ``pre_agent`` return replaces: a denial's reason ends the run
+        (``post_agent`` does not fire); a short-circuit's answer passes ``post_agent``."""
+        if isinstance(skip, Deny):
+            state.answer = state.run.denied_response(skip)
+            text = state.answer.content
+        else:
+            text = skip.content
+        stop = ModelStopReason(
+            stop_reason="end_turn",
+            message={"role": "assistant", "content": [{"text": text or ""}]},
+            usage={"inputTokens": 0, "outputTokens": 0, "totalTokens": 0},
+            metrics={"latencyMs": 0},
+        )
+        return stop if isinstance(skip, Deny) else await self._settle(state, stop)
 
     def _stages(self, agent: Any, state: _State) -> None:
         """Add the model and tool stages to ``agent`` once a run's bus hears them."""
@@ -349,6 +390,14 @@ class AgentHooksPlugin(Plugin):
             return
         run = state.run
         try:
+            if not state.started:
+                # the agent starts its work once the user message is in: pre_agent
+                state.started = True
+                if not state.resumed:
+                    skip = await self._pre_agent(run, state.input)
+                    if skip is not None:
+                        yield await self._skipped(state, skip)
+                        return
             if state.between is not None:
                 transcript, state.between = state.between, None
                 if await self._between_turns(state, transcript):
@@ -444,10 +493,16 @@ class AgentHooksPlugin(Plugin):
         self, state: _State, ctx: InvokeModelContext, next_fn: Next, buffered: list[Any]
     ) -> AsyncGenerator[Any, None]:
         run = state.run
-        model_id = state.model_id = _model_id(ctx.model)
-        view = to_request(
-            ctx.messages, ctx.system_prompt, ctx.tool_specs, ctx.tool_choice, model_id
-        )
+        view = _view(ctx, state.known)
+        state.model_id = view.request.model
+        request = view.request
+        if run.listened("transform_context"):
+            shaped = await run.fire(
+                "transform_context", TransformContextContext, messages=list(request.messages)
+            )
+            if isinstance(shaped, TransformContextContext) and shaped.messages != request.messages:
+                CAPABILITIES.require("transform_context", "messages")
+                request = request.model_copy(update={"messages": list(shaped.messages)})
         seen: dict[str, Any] = {}
 
         async def call(request: Any) -> ProviderResponse:
@@ -491,7 +546,7 @@ class AgentHooksPlugin(Plugin):
             seen["stop"], seen["response"] = stop, response
             return response
 
-        got = await run.model_call(view.request, call)
+        got = await run.model_call(request, call)
         for event in buffered:
             yield event
         if isinstance(got, Deny):
