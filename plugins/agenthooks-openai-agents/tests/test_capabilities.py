@@ -16,7 +16,7 @@ from agents.models.interface import Model, ModelProvider
 from agents.testing import ScriptedModel, assistant_message, function_call
 from conftest import USER, Recorder, model_saw, read_file, scripted_agent, tool_outputs
 
-from agenthooks import Ask, Deny, HookBus, ProviderResponse, StopRun
+from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
 from agenthooks.bridges import ENTRY_POINT_GROUP, RunDenied, UnsupportedReturnError
 from agenthooks.events import CATALOG
 
@@ -157,6 +157,19 @@ async def user_message_deny(bus: HookBus) -> None:
     bus.on("on_user_message", lambda ctx: Deny("no"))
     with pytest.raises(RunDenied):
         await _conversation(bus)
+
+
+async def pre_agent_response(bus: HookBus) -> None:
+    bus.on("pre_agent", lambda ctx: {"response": AgentResponse(content="prepared")})
+    result, model = await _conversation(bus)
+    assert (result.final_output, model.calls) == ("prepared", ())
+
+
+async def pre_agent_deny(bus: HookBus) -> None:
+    bus.on("pre_agent", lambda ctx: Deny("no"))
+    with pytest.raises(RunDenied) as caught:
+        await _conversation(bus)
+    assert caught.value.event == "pre_agent"
 
 
 async def transform_context_messages(bus: HookBus) -> None:
@@ -318,6 +331,8 @@ HONOURED: dict[tuple[str, str], Check] = {
     ("on_chat_start", "deny"): chat_start_deny,
     ("on_user_message", "message"): user_message_message,
     ("on_user_message", "deny"): user_message_deny,
+    ("pre_agent", "response"): pre_agent_response,
+    ("pre_agent", "deny"): pre_agent_deny,
     ("transform_context", "messages"): transform_context_messages,
     ("pre_request", "request"): pre_request_request,
     ("pre_request", "response"): pre_request_response,

@@ -16,6 +16,7 @@ BEFORE_BATCH = [
     "on_chat_start",
     "on_user_message",
     "on_message",
+    "pre_agent",
     "on_loop_start",
     "transform_context",
     "pre_request",

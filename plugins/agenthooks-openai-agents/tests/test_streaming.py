@@ -11,7 +11,7 @@ from agents import Runner, function_tool
 from agents.testing import assistant_message, function_call
 from conftest import USER, Recorder, scripted_agent, tool_outputs
 
-from agenthooks import Deny, HookBus, ProviderResponse
+from agenthooks import AgentResponse, Deny, HookBus, ProviderResponse
 from agenthooks.bridges import RunDenied
 
 STREAM = {"on_stream_start", "on_stream_chunk", "on_stream_end"}
@@ -120,3 +120,14 @@ async def test_a_cancelled_streamed_run_ends_with_on_chat_abort(
 
     assert recorder.names[-2:] == ["on_chat_abort", "on_chat_end"]
     assert "on_chat_done" not in recorder.names
+
+
+async def test_a_streamed_pre_agent_answer_skips_the_model(bus: HookBus) -> None:
+    bus.on("pre_agent", lambda ctx: {"response": AgentResponse(content="prepared")})
+    agent, model = scripted_agent()
+
+    result = AgentHooksRunner(bus).run_streamed(agent, USER)
+    await consume(result)
+
+    assert result.final_output == "prepared"
+    assert model.calls == ()

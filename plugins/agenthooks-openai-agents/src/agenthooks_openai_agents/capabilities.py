@@ -13,6 +13,7 @@ CAPABILITIES = Capabilities(
         {
             "on_chat_start",
             "on_user_message",
+            "pre_agent",
             "on_loop_start",
             "transform_context",
             "pre_request",
@@ -44,6 +45,7 @@ CAPABILITIES = Capabilities(
     honours={
         "on_chat_start": frozenset({"deny"}),
         "on_user_message": frozenset({"message", "deny"}),
+        "pre_agent": frozenset({"response", "deny"}),
         "transform_context": frozenset({"messages"}),
         "pre_request": frozenset({"request", "response", "deny"}),
         "on_response": frozenset({"response", "deny"}),
@@ -60,6 +62,9 @@ CAPABILITIES = Capabilities(
             "agenthooks.errors.RunDenied carrying the reason (on_chat_error)"
         ),
         "on_user_message.deny": (
+            "as on_chat_start: the caller gets RunDenied carrying the reason (on_chat_error)"
+        ),
+        "pre_agent.deny": (
             "as on_chat_start: the caller gets RunDenied carrying the reason (on_chat_error)"
         ),
         "pre_handoff.deny": (

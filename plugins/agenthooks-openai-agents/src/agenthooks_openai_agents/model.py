@@ -208,6 +208,13 @@ class HookedModel(Model):
         scope.answered = True
         return response
 
+    async def _preset(self, scope: RunScope, schema: AgentOutputSchemaBase | None) -> ModelResponse:
+        """The agent's answer a ``pre_agent`` handler gave, instead of a model call."""
+        preset, scope.preset = scope.preset, None
+        assert preset is not None
+        response = text_response(preset.content or "")
+        return await self._after(scope, response, None, schema)
+
     def _deny(
         self, scope: RunScope, deny: Deny, schema: AgentOutputSchemaBase | None, event: str
     ) -> ModelResponse:
@@ -255,6 +262,8 @@ class HookedModel(Model):
         if scope is None:
             return await ask(self.inner, asked)
         run = await self._enter(scope, input)
+        if scope.preset is not None:
+            return await self._preset(scope, output_schema)
         if scope.rewritten is not None:
             asked.input = replace_user_text(asked.input, *scope.rewritten)
         model, asked = self._target(scope, asked)
@@ -314,6 +323,9 @@ class HookedModel(Model):
                 yield event
             return
         run = await self._enter(scope, input)
+        if scope.preset is not None:
+            yield _completed(None, await self._preset(scope, output_schema), self.name)
+            return
         if scope.rewritten is not None:
             asked.input = replace_user_text(asked.input, *scope.rewritten)
         model, asked = self._target(scope, asked)

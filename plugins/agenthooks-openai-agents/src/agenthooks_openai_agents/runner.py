@@ -15,7 +15,7 @@ from agents.stream_events import StreamEvent
 
 from agenthooks import AgentResponse, Deny, HookBus, StopRun
 from agenthooks.bridges import BridgeRun, RunDenied
-from agenthooks.events import RunResumedContext, StopContext
+from agenthooks.events import PreAgentContext, RunResumedContext, StopContext
 from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
@@ -144,6 +144,12 @@ class AgentHooksRunner:
             input = replace_user_text(input, text, got)
         if "on_message" in run.bus.listened:
             await run.message(ChatMessage(role="user", content=got))
+        agent_says = await run.fire("pre_agent", PreAgentContext, input=got)
+        if isinstance(agent_says, Deny):
+            raise RunDenied(agent_says.text(), event="pre_agent")
+        if isinstance(agent_says, PreAgentContext) and agent_says.response is not None:
+            CAPABILITIES.require("pre_agent", "response")
+            scope.preset = agent_says.response
         return input
 
     async def _finish(self, scope: RunScope, result: RunResult | RunResultStreaming) -> None:

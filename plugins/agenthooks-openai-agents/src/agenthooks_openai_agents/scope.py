@@ -15,7 +15,7 @@ from typing import Any
 
 from agents.models.interface import ModelProvider
 
-from agenthooks import Deny
+from agenthooks import AgentResponse, Deny
 from agenthooks.bridges import BridgeRun, ToolOutcome
 from agenthooks.messages import PendingCall, ToolCall
 
@@ -44,6 +44,9 @@ class RunScope:
     """Set once the run's start events ran (a streamed run's model waits for it)."""
     refused: BaseException | None = None
     """Why the run may not go on (a streamed run's start denied or failed)."""
+    preset: AgentResponse | None = None
+    """The answer a ``pre_agent`` handler gave: the agent's first turn says it, no model is
+    called."""
     denied: Deny | None = None
     """The ``Deny`` that ended the run inside the SDK (its reason is the answer)."""
     answered: bool = False
