@@ -359,3 +359,29 @@ async def test_handlers_run_by_priority_then_registration(
     assert consumer.off("pre_tool_call", print) is False
     await consume(consumer, lambda: len(order) == 3)
     assert order == ["urgent", "first", "every"]
+
+
+async def test_entries_trimmed_before_the_group_read_them_are_counted(
+    url: str, prefix: str, server: redis.Redis
+) -> None:
+    stream = prefix + "events"
+    server.xgroup_create(stream, "g", id="0", mkstream=True)
+    for seq in (1, 2):
+        write(server, stream, "r1", seq)
+    consumer = make(url, prefix, gap_timeout=0.1)
+    seen: list[tuple[str, int]] = []
+    consumer.on("on_message", lambda r: seen.append((r.run_id, r.seq)))
+    await consume(consumer, lambda: len(seen) == 2)
+    # while the group is away: run r2 whole and r3's first 4 entries are trimmed unread
+    for seq in range(1, 6):
+        write(server, stream, "r2", seq)
+    for seq in range(1, 11):
+        write(server, stream, "r3", seq)
+    server.xtrim(stream, maxlen=6, approximate=False)
+    with capture_logs() as logs:
+        await consume(consumer, lambda: len(seen) == 8)
+    assert seen == [("r1", 1), ("r1", 2), *[("r3", s) for s in range(5, 11)]]
+    assert consumer.stats.trimmed == 9  # 5 of r2, 4 of r3
+    assert (consumer.stats.gaps, consumer.stats.skipped) == (1, 4)  # r3's, seen from its seq
+    [line] = [x for x in logs if x["event"] == "redis_consumer_trimmed"]
+    assert (line["lost"], line["group"], line["consumer"]) == (9, "g", "c1")

@@ -4,8 +4,9 @@
 It reads with ``XREADGROUP`` (a group shares the work; each group sees every entry),
 acknowledges an entry only after its handlers succeeded (``GroupState.commit``), reclaims the
 entries of dead consumers with ``XAUTOCLAIM``, deduplicates redeliveries by ``(run_id, seq)``,
-moves an entry that failed ``max_attempts`` times to a dead-letter stream, and orders each
-run's entries (``runs.work``).
+moves an entry that failed ``max_attempts`` times to a dead-letter stream, orders each
+run's entries (``runs.work``) and counts the entries the stream trimmed before the group read
+them (``trimming.py``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .handlers import Handler, Registry
 from .reclaim import deliver_claimed, reclaim_loop
 from .runs import RunQueue, work
 from .state import Commits, GroupState
+from .trimming import TrimmedReader
 
 log = structlog.get_logger("agenthooks.redis")
 
@@ -57,6 +59,11 @@ class ConsumerStats:
     gaps: int = 0
     """Gaps in a run's ``seq`` skipped after ``gap_timeout``; ``skipped``: entries in them."""
     skipped: int = 0
+    trimmed: int = 0
+    """Entries the stream trimmed (``MAXLEN``) before the group handled them, whole runs
+    included: before the group read them (counted by the read that passed them) or while
+    they were pending with a consumer that stopped or died. The group's consumers add up to
+    the group's count; an entry trimmed from inside a run also shows in ``skipped``."""
     failures: int = 0
     """Handler failures (each retried, up to ``max_attempts``)."""
     dead_lettered: int = 0
@@ -142,6 +149,7 @@ class RedisEventConsumer:
         self._space: asyncio.Event | None = None
         self._client: Any = None
         self._state: GroupState = None  # type: ignore[assignment]
+        self._reader: TrimmedReader = None  # type: ignore[assignment]
         self._backoff = ExponentialWithJitterBackoff(base=0.05, cap=2.0)
 
     def __repr__(self) -> str:
@@ -187,6 +195,7 @@ class RedisEventConsumer:
         self._client = redis_asyncio.Redis(connection_pool=pool)
         self._state = GroupState(self._client, self.stream, self.group, self.state_ttl)
         self._commits = Commits(self._state, self._release)
+        self._reader = TrimmedReader(self._client, self.stream, self.group, self.consumer)
         tasks: list[asyncio.Task[None]] = []
         try:
             await self._ensure_group()
@@ -261,16 +270,16 @@ class RedisEventConsumer:
                 await self._space.wait()
                 continue
             try:
-                response = await self._client.xreadgroup(
-                    self.group,
-                    self.consumer,
-                    {self.stream: ">"},
-                    count=self.count,
-                    block=int(self.block * 1000),
-                )
+                lost, entries, last = await self._reader.read(self.count)
+                if lost:
+                    self._trimmed(lost)
+                if not entries:  # all read: wait for a new entry without taking it
+                    await self._client.xread(
+                        {self.stream: last}, count=1, block=int(self.block * 1000)
+                    )
             except ResponseError as exc:
-                if "NOGROUP" in str(exc):  # the stream or group was deleted: start again
-                    await self._ensure_group()
+                if "NOGROUP" in str(exc) or "no such key" in str(exc):
+                    await self._ensure_group()  # the stream or group was deleted: start again
                     continue
                 failures = await self._failed("read", exc, failures)
                 continue
@@ -280,8 +289,26 @@ class RedisEventConsumer:
             if failures:
                 log.info("redis_consumer_resumed", stream=self.stream, consumer=self.consumer)
                 failures = 0
-            for entry_id, fields in _entries(response):
+            for entry_id, fields in entries:
                 await self._deliver(entry_id, fields, 0)
+
+    def _trimmed(self, lost: int, pending: bool = False) -> None:
+        """Count ``lost`` entries the stream trimmed before the group read them, or (with
+        ``pending``) after a consumer read them and before one handled them."""
+        self.stats.trimmed += lost
+        log.warning(
+            "redis_consumer_trimmed",
+            lost=lost,
+            stream=self.stream,
+            group=self.group,
+            consumer=self.consumer,
+            note=(
+                "the stream trimmed these entries (maxlen) while they were pending, before "
+                "they were handled"
+                if pending
+                else "the stream trimmed these entries (maxlen) before the group read them"
+            ),
+        )
 
     async def _failed(self, what: str, exc: BaseException, failures: int) -> int:
         if failures == 0:

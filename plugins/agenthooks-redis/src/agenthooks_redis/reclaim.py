@@ -76,6 +76,7 @@ async def deliver_claimed(self: RedisEventConsumer, entries: list[tuple[str, Any
     gone = [i for i, f in entries if not f]  # trimmed from the stream meanwhile
     if gone:
         await self._client.xack(self.stream, self.group, *gone)
+        self._trimmed(len(gone), pending=True)
     if not live:
         return
     async with self._client.pipeline(transaction=False) as pipe:

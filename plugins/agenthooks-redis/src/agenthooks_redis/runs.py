@@ -88,6 +88,11 @@ async def _turn(consumer: RedisEventConsumer, queue: RunQueue, entry: Entry, las
             if found == "claimed" or queue.heap[0][2] is not entry:
                 return False  # an earlier entry arrived here meanwhile
             if found == "none":
+                # read the run's seq again: another consumer may have handled (and acked) the
+                # entries before this one since ``last`` was read, skipping the same gap
+                last = consumer._remember(queue.run_id, await consumer._state.last(queue.run_id))
+                if entry.seq <= last + 1:
+                    return False
                 missing = entry.seq - 1 - last
                 consumer.stats.gaps += 1
                 consumer.stats.skipped += missing
@@ -122,7 +127,16 @@ async def _missing(consumer: RedisEventConsumer, queue: RunQueue, entry: Entry, 
     dead: list[str] = []
     alive = False
     for item, rows in zip(others, found):
+        ours = item["consumer"] == consumer.consumer
+        idle = item["time_since_delivered"] >= consumer.claim_idle * 1000
         if not rows:
+            # trimmed while pending: its run is unknown here, and its holder may still have
+            # it in hand (then it may be this run's missing entry): wait for a live holder,
+            # take it over from a dead one (it is then acknowledged and counted trimmed)
+            if not ours and idle:
+                dead.append(item["message_id"])
+            else:
+                alive = True
             continue
         fields = rows[0][1]
         if fields.get("run_id") != queue.run_id:
@@ -133,8 +147,7 @@ async def _missing(consumer: RedisEventConsumer, queue: RunQueue, entry: Entry, 
             continue
         if not last < seq < entry.seq:
             continue
-        ours = item["consumer"] == consumer.consumer
-        if not ours and item["time_since_delivered"] >= consumer.claim_idle * 1000:
+        if not ours and idle:
             dead.append(item["message_id"])
         else:
             alive = True
