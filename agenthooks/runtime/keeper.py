@@ -40,36 +40,34 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("agenthooks")
 
-CRASHED = "the process running the run stopped"
-"""Why a run stopped, in a recovered call's reason, when its process died."""
 STORE_FAILED = "the run's store failed"
 """Why a run stopped, in a recovered call's reason, when a write to its store failed."""
 
 
-def interrupted(cause: str) -> str:
+def interrupted(cause: str = "the process running this call stopped") -> str:
     """The reason of a recovered call whose tool may have run (a tool that is not idempotent)."""
     return (
-        f"interrupted: {cause} before this call's result was stored, so the tool may have "
-        "run; approve to run it again"
+        f"interrupted: {cause} before its result was stored, so the tool may have run; "
+        "approve to run it again"
     )
 
 
-def rerun(cause: str) -> str:
+def rerun(cause: str = "the process running this call stopped") -> str:
     """The reason of a recovered call of an idempotent tool (approved by the recovery)."""
     return (
-        f"interrupted: {cause} before this call's result was stored; the tool is idempotent "
-        "and runs again on resume"
+        f"interrupted: {cause} before its result was stored; the tool is idempotent and runs "
+        "again on resume"
     )
 
 
-def not_run(cause: str) -> str:
+def not_run(cause: str = "the process running the run stopped") -> str:
     """The reason of a recovered call that never started."""
     return f"not run: {cause} before this call ran"
 
 
-INTERRUPTED = interrupted(CRASHED)
-RERUN = rerun(CRASHED)
-NOT_RUN = not_run(CRASHED)
+INTERRUPTED = interrupted()
+RERUN = rerun()
+NOT_RUN = not_run()
 
 
 def owner_token() -> str:
@@ -249,12 +247,12 @@ class Keeper:
 
 
 def recovered(
-    row: SessionRow, history: list[ChatMessage], root: Agent, cause: str = CRASHED
+    row: SessionRow, history: list[ChatMessage], root: Agent, cause: str | None = None
 ) -> Release:
     """The state of a session whose run stopped before its end was stored (its process died,
     ``cause`` the default, or its store failed): the calls left without a tool message are
     pending again (see the module's docstring), or the session is idle when its last run had
-    nothing left open."""
+    nothing left open. ``cause`` words why in the calls' reasons (None: a process died)."""
     base = row.journal or row.paused
     idle = Release("idle", row.started, row.denied)
     if base is None or base.start >= len(history):
@@ -274,13 +272,15 @@ def recovered(
         if call.id in started:
             found = agent.scopes.lookup(call.name)
             if found is not None and found[0].idempotent:
-                reason = rerun(cause)
+                reason = rerun(cause) if cause else RERUN
                 answers[call.id] = Answer(approved=True, by="recovery", at=time.time())
             else:
-                reason = interrupted(cause)
+                reason = interrupted(cause) if cause else INTERRUPTED
                 answers.pop(call.id, None)
         else:
-            reason = asked[call.id].reason if call.id in asked else not_run(cause)
+            reason = (
+                asked[call.id].reason if call.id in asked else not_run(cause) if cause else NOT_RUN
+            )
         pending.append(
             PendingCall(call_id=call.id, tool=call.name, arguments=arguments, reason=reason)
         )
@@ -316,7 +316,6 @@ def _open_calls(history: list[ChatMessage]) -> list[ToolCall]:
 
 
 __all__ = [
-    "CRASHED",
     "INTERRUPTED",
     "NOT_RUN",
     "RERUN",
