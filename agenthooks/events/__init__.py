@@ -1,5 +1,6 @@
-"""The event catalog, declared once (``catalog.py``), and the typed context of every lifecycle
-point (``contexts.py``); ``typed.py`` is generated from the declarations."""
+"""The events: each declared once, as its typed context class with an ``@event`` declaration
+(``contexts.py``); the catalog (``catalog.py``) and ``typed.py`` (generated) are derived from
+those classes."""
 
 from .catalog import ALIASES, CATALOG, EVENT_NAMES, GROUPS, EventSpec, resolve
 from .contexts import *  # noqa: F403

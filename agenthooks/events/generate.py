@@ -1,7 +1,8 @@
-"""Writes ``typed.py`` from the declarations in ``catalog.py`` (the ``EventName`` Literal and
-the typed faces of ``on`` / ``once`` / ``@hook``, so an editor and mypy know each event's
-context), and in a checkout the README's event table. ``python -m agenthooks.events.generate`` rewrites the file; ``--check`` exits 1 when
-it is stale (a test runs that check)."""
+"""Writes ``typed.py`` from the event declarations in ``contexts.py`` (the ``EventName``
+Literal and the typed faces of ``on`` / ``once`` / ``@hook``, so an editor and mypy know each
+event's context), and in a checkout the README's event table. ``python -m
+agenthooks.events.generate`` rewrites both; ``--check`` exits 1 when either is stale (a test
+pins each)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def render() -> str:
     contexts = sorted({s.context.__name__ for s in specs}, key=str.lower)
     imported = sorted({*contexts, "EventContext"}, key=str.lower)
     out = [
-        '"""Generated from the declarations in ``catalog.py`` by ``python -m',
+        '"""Generated from the event declarations in ``contexts.py`` by ``python -m',
         "agenthooks.events.generate``: do not edit. The event names as a Literal, and the typed",
         "faces of ``on`` / ``once`` (a Literal event name gives the handler its context type)",
         'and of ``@hook``."""',

@@ -1,4 +1,4 @@
-"""Generated from the declarations in ``catalog.py`` by ``python -m
+"""Generated from the event declarations in ``contexts.py`` by ``python -m
 agenthooks.events.generate``: do not edit. The event names as a Literal, and the typed
 faces of ``on`` / ``once`` (a Literal event name gives the handler its context type)
 and of ``@hook``."""
