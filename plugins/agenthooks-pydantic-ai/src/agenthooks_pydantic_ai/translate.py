@@ -174,9 +174,9 @@ def _expressed_response_parts(parts: Sequence[Any]) -> tuple[int, ...]:
     )
 
 
-def assistant_message(response: ModelResponse) -> ChatMessage | None:
-    """The assistant ChatMessage of a model response (``None`` when nothing in it is text,
-    a tool call or thinking)."""
+def _response_content(
+    response: ModelResponse,
+) -> tuple[str | None, list[ToolCall], list[ThinkingBlock]]:
     texts: list[str] = []
     calls: list[ToolCall] = []
     thinking: list[ThinkingBlock] = []
@@ -187,14 +187,16 @@ def assistant_message(response: ModelResponse) -> ChatMessage | None:
             calls.append(tool_call(part))
         elif isinstance(part, ThinkingPart):
             thinking.append(_thinking(thinking=part.content, signature=part.signature or ""))
-    if not (texts or calls or thinking):
+    return ("".join(texts) if texts else None), calls, thinking
+
+
+def assistant_message(response: ModelResponse) -> ChatMessage | None:
+    """The assistant ChatMessage of a model response (``None`` when nothing in it is text,
+    a tool call or thinking)."""
+    content, calls, thinking = _response_content(response)
+    if content is None and not calls and not thinking:
         return None
-    return _chat(
-        role="assistant",
-        content="".join(texts) if texts else None,
-        tool_calls=calls,
-        thinking_blocks=thinking,
-    )
+    return _chat(role="assistant", content=content, tool_calls=calls, thinking_blocks=thinking)
 
 
 def tool_call(part: ToolCallPart) -> ToolCall:
@@ -280,11 +282,11 @@ def assistant_of(response: ProviderResponse) -> ChatMessage:
 
 def provider_response(response: ModelResponse) -> ProviderResponse:
     """A Pydantic AI model response as an agenthooks ProviderResponse (``raw`` keeps it)."""
-    chat = assistant_message(response)
+    content, calls, thinking = _response_content(response)
     return _response(
-        content=chat.content if chat is not None else None,
-        tool_calls=list(chat.tool_calls) if chat is not None else [],
-        thinking_blocks=list(chat.thinking_blocks) if chat is not None else [],
+        content=content,
+        tool_calls=calls,
+        thinking_blocks=thinking,
         finish_reason=response.finish_reason or "stop",
         usage=usage(response.usage),
         raw=response,
