@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from agenthooks_retry import (
-    EnvRetryPlugin,
     FallbackMiddleware,
     RetryConfigError,
     RetryMiddleware,
@@ -22,6 +21,7 @@ from agenthooks import (
     ScriptedProvider,
 )
 from agenthooks.plugins import PluginError, entry_points
+from agenthooks.testing import assert_option_error
 
 ENV = "AGENTHOOKS_RETRY_"
 
@@ -34,21 +34,20 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 BAD = [
-    ({"attempts": 0}, "attempts", "0 is not a whole number >= 1"),
-    ({"attempts": -2}, "attempts", "-2 is not a whole number >= 1"),
-    ({"attempts": 2.5}, "attempts", "2.5 is not a whole number >= 1"),
-    ({"attempts": True}, "attempts", "True is not a whole number >= 1"),
-    ({"max_time": 0}, "max_time", "0 is not a number of seconds > 0 (or None)"),
-    ({"max_time": "10"}, "max_time", "'10' is not a number of seconds > 0 (or None)"),
-    ({"initial": -0.1}, "initial", "-0.1 is not a number of seconds >= 0"),
-    ({"max_backoff": -1}, "max_backoff", "-1 is not a number of seconds >= 0"),
-    ({"jitter": None}, "jitter", "None is not a number of seconds >= 0"),
-    ({"stacks": ("model",)}, "stacks", "('model',) is not a non-empty list of 'provider', 'tool'"),
-    ({"stacks": ()}, "stacks", "() is not a non-empty list of 'provider', 'tool'"),
-    ({"tools": "search"}, "tools", "'search' is not a non-empty list of tool names (or None: all)"),
-    ({"tools": [1]}, "tools", "[1] is not a non-empty list of tool names (or None: all)"),
-    ({"retry_on": "transient"}, "retry_on", "'transient' is not callable"),
-    ({"on_retry": 3}, "on_retry", "3 is not callable"),
+    ({"attempts": 0}, "attempts", "0: Input should be greater than or equal to 1"),
+    ({"attempts": -2}, "attempts", "-2: Input should be greater than or equal to 1"),
+    ({"attempts": 2.5}, "attempts", "2.5: Input should be a valid integer, got a number with"),
+    ({"max_time": 0}, "max_time", "0: Input should be greater than 0"),
+    ({"max_time": "soon"}, "max_time", "'soon': Input should be a valid number"),
+    ({"initial": -0.1}, "initial", "-0.1: Input should be greater than or equal to 0"),
+    ({"max_backoff": -1}, "max_backoff", "-1: Input should be greater than or equal to 0"),
+    ({"jitter": None}, "jitter", "None: Input should be a valid number"),
+    ({"stacks": ("model",)}, "stacks", "give a non-empty list of 'provider', 'tool'"),
+    ({"stacks": ()}, "stacks", "(): Value error, give a non-empty list of 'provider', 'tool'"),
+    ({"tools": []}, "tools", "[]: Value error, give a non-empty list of tool names"),
+    ({"tools": [1]}, "tools", "1: Input should be a valid string"),
+    ({"retry_on": "transient"}, "retry_on", "'transient': Input should be callable"),
+    ({"on_retry": 3}, "on_retry", "3: Input should be callable"),
 ]
 
 
@@ -57,18 +56,15 @@ BAD = [
 def test_bad_options_raise_a_typed_error_naming_the_key(
     cls: Any, options: dict[str, Any], key: str, problem: str
 ) -> None:
-    with pytest.raises(RetryConfigError) as caught:
-        cls(**options)
-    error = caught.value
-    assert isinstance(error, RegistrationError)
-    assert (error.source, error.key, error.problem) == (cls.__name__, key, problem)
-    assert str(error) == f"{cls.__name__}: {key}: {problem}"
+    error = assert_option_error(lambda: cls(**options), key=key, source=cls.__name__, says=problem)
+    assert isinstance(error, RetryConfigError) and isinstance(error, RegistrationError)
+    assert str(error).startswith(f"retry plugin: {cls.__name__}: {key}: ")
 
 
 def test_bad_fallbacks_name_the_entry() -> None:
     with pytest.raises(
         RetryConfigError,
-        match=r"^FallbackMiddleware: providers: give at least "
+        match=r"^retry plugin: FallbackMiddleware: providers: give at least "
         r"one provider to fall back to$",
     ):
         FallbackMiddleware([])
@@ -83,15 +79,15 @@ def test_bad_fallbacks_name_the_entry() -> None:
     assert caught.value.key == "providers[0]"
     with pytest.raises(RetryConfigError, match="fallback_on: 1 is not callable"):
         FallbackMiddleware([ScriptedProvider(["a"])], fallback_on=1)  # type: ignore[arg-type]
-    with pytest.raises(RetryConfigError, match=r"^RetryPlugin: attempts: 0 is not"):
+    with pytest.raises(RetryConfigError, match=r"^retry plugin: RetryPlugin: attempts: 0: Input"):
         RetryPlugin(attempts=0, fallbacks=[ScriptedProvider(["a"])])
 
 
 def test_the_entry_point_is_installed() -> None:
     [ep] = [ep for ep in entry_points() if ep.name == "retry"]
-    assert ep.value == "agenthooks_retry:EnvRetryPlugin"
+    assert ep.value == "agenthooks_retry:RetryPlugin"
     assert ep.dist is not None and ep.dist.name == "agenthooks-retry"
-    assert ep.load() is EnvRetryPlugin
+    assert ep.load() is RetryPlugin
 
 
 async def test_loaded_by_name_it_is_configured_from_the_environment(
@@ -121,7 +117,7 @@ async def test_loaded_by_name_it_is_configured_from_the_environment(
 
 
 def test_defaults_without_variables() -> None:
-    retry = EnvRetryPlugin().retry
+    retry = RetryPlugin.from_env().retry
     assert (
         retry.stacks,
         retry.attempts,
@@ -134,7 +130,7 @@ def test_defaults_without_variables() -> None:
     monkeypatch = pytest.MonkeyPatch()
     with monkeypatch.context() as patched:
         patched.setenv(ENV + "MAX_TIME", "none")
-        assert EnvRetryPlugin().retry.max_time is None
+        assert RetryPlugin.from_env().retry.max_time is None
 
 
 def test_auto_loading_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -148,16 +144,13 @@ def test_auto_loading_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("variable", "value", "problem"),
     [
-        ("ATTEMPTS", "0", "0 is not a whole number >= 1"),
-        ("ATTEMPTS", "three", "'three' is not a whole number"),
-        ("MAX_TIME", "-5", "-5.0 is not a number of seconds > 0 (or None)"),
-        ("INITIAL", "fast", "'fast' is not a number"),
-        ("JITTER", "-1", "-1.0 is not a number of seconds >= 0"),
-        (
-            "STACKS",
-            "provider,model",
-            ("['provider', 'model'] is not a non-empty list of 'provider', 'tool'"),
-        ),
+        ("ATTEMPTS", "0", "'0': Input should be greater than or equal to 1"),
+        ("ATTEMPTS", "three", "'three': Input should be a valid integer"),
+        ("MAX_TIME", "-5", "'-5': Input should be greater than 0"),
+        ("INITIAL", "fast", "'fast': Input should be a valid number"),
+        ("JITTER", "-1", "'-1': Input should be greater than or equal to 0"),
+        ("STACKS", "provider,model", "Value error, give a non-empty list of 'provider', 'tool'"),
+        ("ATEMPTS", "3", "unknown option; did you mean 'AGENTHOOKS_RETRY_ATTEMPTS'?"),
     ],
 )
 def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
@@ -166,15 +159,17 @@ def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
     monkeypatch.setenv(ENV + variable, value)
     expected = (
         f"plugin 'retry' (distribution agenthooks-retry) failed: "
-        f"RetryConfigError: environment: {ENV}{variable}: {problem}"
+        f"RetryConfigError: retry plugin: environment: {ENV}{variable}: "
     )
     bus = HookBus(plugins=["retry"])
     assert "retry" not in bus.plugins
     assert bus.provider_stack.layers == ()
     [error] = bus.plugin_errors
-    assert str(error) == expected
+    assert str(error).startswith(expected) and problem in str(error)
     assert isinstance(error.error, RetryConfigError)
-    assert error.error.key == ENV + variable
+    assert_option_error(
+        RetryPlugin.from_env, key=ENV + variable, source="environment", says=problem
+    )
     with pytest.raises(PluginError) as caught:
         HookBus(plugins=["retry"], strict=True)
-    assert str(caught.value) == expected
+    assert str(caught.value) == str(error)

@@ -7,11 +7,10 @@ from typing import Any
 
 import structlog
 
-from agenthooks import Middleware, Provider, ProviderError
+from agenthooks import CallNext, Middleware, Provider, ProviderError
 from agenthooks.events import PreRequestContext
-from agenthooks.middleware import CallNext
 
-from .errors import RetryConfigError
+from .settings import RetryConfigError
 
 log = structlog.get_logger("agenthooks.retry")
 
@@ -50,6 +49,7 @@ class FallbackMiddleware(Middleware):
             provider, model = item if isinstance(item, tuple) and len(item) == 2 else (item, None)
             if not isinstance(provider, Provider) or not (model is None or isinstance(model, str)):
                 raise RetryConfigError(
+                    "retry",
                     type(self).__name__,
                     f"providers[{index}]",
                     f"{item!r} is not a provider (name, complete, stream) or (provider, model)",
@@ -57,11 +57,14 @@ class FallbackMiddleware(Middleware):
             entries.append((provider, model))
         if not entries:
             raise RetryConfigError(
-                type(self).__name__, "providers", "give at least one provider to fall back to"
+                "retry",
+                type(self).__name__,
+                "providers",
+                "give at least one provider to fall back to",
             )
         if fallback_on is not None and not callable(fallback_on):
             raise RetryConfigError(
-                type(self).__name__, "fallback_on", f"{fallback_on!r} is not callable"
+                "retry", type(self).__name__, "fallback_on", f"{fallback_on!r} is not callable"
             )
         self.providers = entries
         self.fallback_on = fallback_on or _is_provider_error

@@ -1,15 +1,16 @@
-"""RetryPlugin: the middleware as an installable plugin, and its entry-point form."""
+"""RetryPlugin: the middleware as an installable plugin, configured in code or by the
+environment (``RetryPlugin.from_env()``, what the ``retry`` entry point loads)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from agenthooks import Middleware
 
 from .fallback import Fallback, FallbackMiddleware
-from .options import env_names, from_environment, validated
 from .retry import RetryAttempt, RetryMiddleware
+from .settings import RetrySettings
 
 
 class RetryPlugin:
@@ -36,7 +37,6 @@ class RetryPlugin:
     ) -> None:
         self._configure(
             "RetryPlugin",
-            None,
             stacks=stacks,
             attempts=attempts,
             max_time=max_time,
@@ -50,15 +50,8 @@ class RetryPlugin:
             fallbacks=fallbacks,
         )
 
-    def _configure(
-        self,
-        source: str,
-        names: Mapping[str, str] | None,
-        *,
-        fallbacks: Iterable[Fallback],
-        **options: Any,
-    ) -> None:
-        validated(source, names, **options)  # errors name this plugin (or the variable)
+    def _configure(self, source: str, *, fallbacks: Iterable[Fallback], **options: Any) -> None:
+        RetrySettings.of(source, **options)  # errors name this plugin, not the middleware
         self.retry = RetryMiddleware(**options)
         fallbacks = list(fallbacks)
         self.fallback = FallbackMiddleware(fallbacks) if fallbacks else None
@@ -66,31 +59,20 @@ class RetryPlugin:
             m for m in (self.fallback, self.retry) if m is not None
         ]
 
+    @classmethod
+    def from_env(cls) -> RetryPlugin:
+        """The plugin the ``AGENTHOOKS_RETRY_*`` variables configure (the ``retry`` entry
+        point builds it so): ``ATTEMPTS``, ``MAX_TIME`` (or ``none``), ``INITIAL``,
+        ``MAX_BACKOFF``, ``JITTER``, ``STACKS`` (``provider,tool``), ``TOOLS``
+        (``search,fetch``).
+
+        Raises:
+            RetryConfigError: Naming the variable that is unknown or bad.
+        """
+        return cls(**RetrySettings.from_env().model_dump())
+
     def __repr__(self) -> str:
         return f"RetryPlugin({self.middleware!r})"
 
 
-class EnvRetryPlugin(RetryPlugin):
-    """The entry-point form (``retry``): options from ``AGENTHOOKS_RETRY_*`` variables:
-    ``ATTEMPTS``, ``MAX_TIME`` (or ``none``), ``INITIAL``, ``MAX_BACKOFF``, ``JITTER``,
-    ``STACKS`` (``provider,tool``), ``TOOLS`` (``search,fetch``). A bad value raises
-    ``RetryConfigError`` naming the variable."""
-
-    def __init__(self) -> None:
-        options: dict[str, Any] = {
-            "stacks": ("provider",),
-            "attempts": 3,
-            "max_time": None,
-            "initial": 0.5,
-            "max_backoff": 8.0,
-            "jitter": 0.5,
-            "retry_on": None,
-            "tools": None,
-            "on_retry": None,
-            "sleep": None,
-        }
-        options.update(from_environment())
-        self._configure("environment", env_names(), fallbacks=(), **options)
-
-
-__all__ = ["EnvRetryPlugin", "RetryPlugin"]
+__all__ = ["RetryPlugin"]

@@ -19,12 +19,11 @@ from tenacity import (
     stop_before_delay,
 )
 
-from agenthooks import Middleware
+from agenthooks import CallNext, Middleware
 from agenthooks.events import PreRequestContext, PreToolCallContext
-from agenthooks.middleware import CallNext
 
-from .options import validated
 from .policy import is_transient, retry_after
+from .settings import RetrySettings
 
 log = structlog.get_logger("agenthooks.retry")
 
@@ -79,7 +78,7 @@ class RetryMiddleware(Middleware):
         on_retry: Callable[[Any, RetryAttempt], Any] | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
-        options = validated(
+        options = RetrySettings.of(
             type(self).__name__,
             stacks=stacks,
             attempts=attempts,
@@ -93,14 +92,16 @@ class RetryMiddleware(Middleware):
             sleep=sleep,
         )
         # an instance value shadows the class default the bus reads
-        setattr(self, "stacks", options["stacks"])  # noqa: B010
-        self.attempts: int = options["attempts"]
-        self.max_time: float | None = options["max_time"]
-        self.initial: float = options["initial"]
-        self.max_backoff: float = options["max_backoff"]
-        self.jitter: float = options["jitter"]
+        setattr(self, "stacks", options.stacks)  # noqa: B010
+        self.attempts: int = options.attempts
+        self.max_time: float | None = options.max_time
+        self.initial: float = options.initial
+        self.max_backoff: float = options.max_backoff
+        self.jitter: float = options.jitter
         self.retry_on: Callable[[BaseException], bool] = retry_on or is_transient
-        self.tools: frozenset[str] | None = options["tools"]
+        self.tools: frozenset[str] | None = (
+            None if options.tools is None else frozenset(options.tools)
+        )
         self.on_retry = on_retry
         self._sleep = sleep or asyncio.sleep
         stop = stop_after_attempt(self.attempts)
