@@ -29,6 +29,7 @@ PER_CALL = ["pre_tool_call", "on_tool_call_result", "on_message"]
 AFTER_BATCH = [
     "on_loop_end",
     "prepare_next_turn",
+    "should_stop",
     "on_loop_start",
     "transform_context",
     "pre_request",

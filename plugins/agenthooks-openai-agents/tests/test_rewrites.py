@@ -216,3 +216,27 @@ async def test_transform_context_changes_the_messages_the_model_gets(bus: HookBu
     await AgentHooksRunner(bus).run(agent, USER)
 
     assert model_saw(model, 1) == [{"role": "user", "content": USER}]
+
+
+async def test_should_stop_ends_the_run_gracefully_before_the_next_request(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    bus.on("should_stop", lambda ctx: True)
+    agent, model = scripted_agent(
+        [
+            [
+                assistant_message("Reading it now."),
+                function_call("read_file", {"path": "/a"}, call_id="c1"),
+            ],
+            [assistant_message("never asked")],
+        ]
+    )
+
+    result = await AgentHooksRunner(bus).run(agent, "read /a")
+
+    assert result.final_output == "Reading it now."
+    assert len(model.calls) == 1
+    assert [c.call.id for c in recorder.of("on_tool_call_result")] == ["c1"]
+    done = recorder.of("on_chat_done")[0].response
+    assert (done.content, done.finish_reason) == ("Reading it now.", "stopped")
+    assert recorder.of("post_agent")[0].response.content == "Reading it now."

@@ -29,6 +29,7 @@ CAPABILITIES = Capabilities(
             "on_tool_call_error",
             "on_loop_end",
             "prepare_next_turn",
+            "should_stop",
             "on_stop",
             "pre_handoff",
             "on_handoff",

@@ -38,6 +38,7 @@ from agenthooks.bridges import BridgeRun, RunDenied
 from agenthooks.events import (
     GROUPS,
     PrepareNextTurnContext,
+    ShouldStopContext,
     StreamChunkContext,
     StreamContext,
     StreamEndContext,
@@ -63,6 +64,7 @@ from .translate import (
 
 _MODEL_EVENTS = GROUPS["model_call"] | {"transform_context"}
 _STREAM_EVENTS = GROUPS["stream"]
+_BETWEEN_TURNS = GROUPS["between_turns"]
 
 
 def _hooked(run: BridgeRun) -> bool:
@@ -107,7 +109,7 @@ class HookedModel(Model):
         if scope.refused is not None:
             raise scope.refused
         run = scope.run
-        if run.iteration is not None and "prepare_next_turn" in run.bus.listened:
+        if run.iteration is not None and not _BETWEEN_TURNS.isdisjoint(run.bus.listened):
             await run.loop_end()
             await self._next_turn(scope, input)
         await run.loop_start()
@@ -129,8 +131,32 @@ class HookedModel(Model):
             model=model,
             thinking=scope.thinking,
         )
-        if not isinstance(got, PrepareNextTurnContext):
-            return
+        if isinstance(got, PrepareNextTurnContext):
+            self._apply_next_turn(scope, got, messages, model)
+        # a predicate: the bus answers True or False (typed as the context it would return)
+        stop: object = await run.fire(
+            "should_stop",
+            ShouldStopContext,
+            message=None if last is None else messages[last],
+            tool_messages=[] if last is None else messages[last + 1 :],
+            messages=messages,
+            model=scope.model or self.name,
+            thinking=scope.thinking,
+        )
+        if stop is True:
+            # a graceful stop: the turn answers with the last assistant text, no model call
+            text = None if last is None else messages[last].content
+            scope.preset = AgentResponse(content=text or "", finish_reason="stopped")
+            scope.stopped = True
+
+    def _apply_next_turn(
+        self,
+        scope: RunScope,
+        got: PrepareNextTurnContext,
+        messages: list[ChatMessage],
+        model: str,
+    ) -> None:
+        run = scope.run
         if got.messages is not messages and got.messages != messages:
             run.capabilities.require("prepare_next_turn", "messages")
         if got.provider is not None:

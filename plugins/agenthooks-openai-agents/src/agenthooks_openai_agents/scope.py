@@ -47,6 +47,8 @@ class RunScope:
     preset: AgentResponse | None = None
     """The answer a ``pre_agent`` handler gave: the agent's first turn says it, no model is
     called."""
+    stopped: bool = False
+    """A ``should_stop`` handler stopped the run gracefully (``finish_reason="stopped"``)."""
     denied: Deny | None = None
     """The ``Deny`` that ended the run inside the SDK (its reason is the answer)."""
     answered: bool = False
