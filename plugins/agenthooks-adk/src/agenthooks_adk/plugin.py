@@ -345,6 +345,12 @@ class AgentHooksPlugin(BasePlugin):
         run = state.run
         try:
             self._watch(state)
+            stale = state.models.pop(asyncio.current_task(), None)
+            if stale is not None:
+                # a call ADK never answered (nor did any event): it must not hold the run's
+                # lock any longer
+                stale.pending.handoff.drop()
+                await asyncio.wait((stale.pending.task,))
             await run.loop_start()
             if not self.bus.middleware and _MODEL_EVENTS.isdisjoint(self.bus.listened):
                 return None  # nobody listens: ADK calls its model as it would without us
