@@ -1,15 +1,127 @@
-"""Each event is declared once (``agenthooks/events/catalog.py``); every other view of the
-catalog is derived from that declaration, and these tests pin each view to it."""
+"""Each event is declared once, as its context class with an ``@event`` declaration
+(``agenthooks/events/contexts.py``); every other view (the catalog, the ``EventName`` Literal,
+``typed.py``, the README's event table, ``agenthooks events --json``) is derived from those
+classes, and these tests pin each view to them."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import typing
 
-from agenthooks.events import CATALOG, GROUPS, EventName, contexts, generate
-from agenthooks.events.describe import describe
+import pytest
+
+from agenthooks.events import CATALOG, GROUPS, EventContext, EventName, contexts, generate
+from agenthooks.events.catalog import declared
+from agenthooks.events.describe import describe, markdown_table
+from agenthooks.events.spec import event
+
+
+def test_the_catalog_is_the_declarations_of_the_context_classes_in_file_order() -> None:
+    classes = [
+        cls
+        for name, cls in vars(contexts).items()
+        if isinstance(cls, type) and "spec" in cls.__dict__ and name == cls.__name__
+    ]
+    assert [cls.spec.name for cls in classes] == list(CATALOG)
+    for cls in classes:
+        assert CATALOG[cls.spec.name] is cls.spec
+        assert cls.spec.context is cls
+    assert declared() == list(CATALOG.values())
+
+
+def test_every_public_context_class_declares_one_event_or_is_a_shared_base() -> None:
+    # the shared bases hold fields for a family of events; each event has its own class
+    bases = {
+        "EventContext",
+        "HandoffContext",
+        "LoopContext",
+        "MemoryContext",
+        "ScopeContext",
+        "SessionContext",
+        "StreamContext",
+        "SubagentContext",
+        "TurnContext",
+    }
+    former = {"ToolErrorContext", "ToolResultContext"}  # former names of declared classes
+    for name in contexts.__all__:
+        cls = getattr(contexts, name)
+        if name in bases:
+            assert "spec" not in cls.__dict__, name
+        else:
+            assert "spec" in cls.__dict__, name
+            assert name in former or cls.__name__ == name
+    assert len({s.context for s in CATALOG.values()}) == len(CATALOG)
+
+
+def test_the_catalog_keeps_the_event_spec_fields_code_outside_uses() -> None:
+    spec = CATALOG["pre_tool_call"]
+    assert (spec.name, spec.kind, spec.context) == (
+        "pre_tool_call",
+        "interceptor",
+        contexts.PreToolCallContext,
+    )
+    assert spec.returns == {"call", "result", "error"}
+    assert spec.short_circuit == {"result", "error"} and spec.recovery == frozenset()
+    assert (spec.deny, spec.ask, spec.gate, spec.teardown) == (True, True, True, False)
+    assert spec.match == "tool_name" and spec.groups == {"tool_call"}
+    assert spec.aliases[:2] == ("preToolCall", "BeforeTool")
+    assert spec.doc == "after arguments validate, before the tool handler runs"
+    assert spec.kind_label == "interceptor, short-circuit"
+    assert spec.may_return == '{"call"}, {"error"}, {"result"}, Deny(reason), Ask(reason)'
+
+
+@pytest.mark.parametrize(
+    ("declaration", "message"),
+    [
+        (
+            {"kind": "interceptor", "returns": ("answer",)},
+            "event 'on_probe' (Probe): returns ['answer'], which the context has no field for",
+        ),
+        (
+            {"kind": "interceptor", "returns": ("note",), "short_circuit": ("other",)},
+            "short-circuit or recovery keys ['other'] are not returned",
+        ),
+        (
+            {"kind": "observer", "deny": True},
+            "event 'on_probe' (Probe): a observer takes no returns, Deny or Ask",
+        ),
+        ({"kind": "observer", "match": "tool"}, "match='tool' is not an attribute of the context"),
+        ({"kind": "observer", "doc": ""}, "doc (when the event fires) is empty"),
+    ],
+)
+def test_a_declaration_its_class_cannot_honour_fails_at_once(
+    declaration: dict[str, object], message: str
+) -> None:
+    args: dict[str, object] = {"doc": "when probed", **declaration}
+    kind = args.pop("kind")
+
+    class Probe(EventContext):
+        note: str = ""
+
+    with pytest.raises(TypeError, match=re.escape(message)):
+        event("on_probe", kind, **args)(Probe)  # type: ignore[arg-type]
+    assert "on_probe" not in CATALOG
+
+
+def test_a_class_declares_at_most_one_event() -> None:
+    class Probe(EventContext):
+        pass
+
+    event("on_probe", "observer", doc="when probed")(Probe)
+    with pytest.raises(TypeError, match="the class already declares 'on_probe'"):
+        event("on_probe_again", "observer", doc="when probed again")(Probe)
+
+
+def test_the_generated_files_are_current() -> None:
+    # typed.py and (in a checkout) the README's table, as ``generate --check`` sees them
+    assert generate.main(["--check"]) == 0
+    readme = generate.README.read_text(encoding="utf-8")
+    table = readme.split(generate.START, 1)[1].split(generate.END, 1)[0]
+    assert table.strip() == markdown_table()
+    assert markdown_table().count("\n") == len(CATALOG) + 1
 
 
 def test_the_event_name_literal_lists_the_declared_events_in_order() -> None:
