@@ -148,7 +148,7 @@ class BridgeRun:
         its chain, or ``None`` when nobody listens."""
         if event not in self.bus.listened:
             return None
-        ctx = cls.model_construct(**self.base(), **values)
+        ctx = cls(**self.base(), **values)
         async with self.serial:
             decision = await self.bus.dispatch(event, ctx)
         return ctx if decision is None else decision
@@ -194,11 +194,11 @@ class BridgeRun:
         middleware: the response the framework goes on with, or the ``Deny`` that ends the
         run. The error of a call nothing recovered is raised unchanged."""
         bus = self.bus
-        stack = bus.provider_stack
+        stack = bus.stacks.get("provider")
         if not stack and _MODEL_EVENTS.isdisjoint(bus.listened):
             response = await call(request)
         else:
-            ctx = PreRequestContext.model_construct(
+            ctx = PreRequestContext(
                 **self.base(),
                 request=request,
                 response=None,
@@ -210,7 +210,8 @@ class BridgeRun:
             # the model calls of one run are sequential: holding the lock across the call
             # keeps its handlers apart from any other handler of the run
             async with self.serial:
-                result = await self._model_hooks.wrap(ctx, stack.compose(model_endpoint))
+                inner = stack.compose(model_endpoint) if stack else model_endpoint
+                result = await self._model_hooks.wrap(ctx, inner)
             if ctx.short_circuit == "response":
                 self.capabilities.require("pre_request", "response")
             if ctx.request is not request:
@@ -230,10 +231,10 @@ class BridgeRun:
         ``approved``: a human approved this call (a resumed pause); an ``Ask`` counts as
         ``None``. The outcome's ``asked`` is set when the call waits for a human."""
         bus = self.bus
-        stack = bus.tool_stack
+        stack = bus.stacks.get("tool")
         if not stack and _TOOL_EVENTS.isdisjoint(bus.listened):
             return await settle(call, invoke, call.arguments)
-        ctx = PreToolCallContext.model_construct(
+        ctx = PreToolCallContext(
             **self.base(),
             call=call,
             tool=tool,
@@ -249,13 +250,44 @@ class BridgeRun:
         def body(ctx: PreToolCallContext) -> Awaitable[Any]:
             return invoke(ctx.call.arguments)
 
-        outcome: ToolOutcome = await self._tool_hooks.wrap(ctx, stack.compose(body))
+        inner = stack.compose(body) if stack else body
+        outcome: ToolOutcome = await self._tool_hooks.wrap(ctx, inner)
         if outcome.text is None and outcome.error is None and outcome.asked is None:
             render(outcome)  # a result a hook gave or rewrote, written down as the model reads it
         if outcome.asked is not None:
             self.capabilities.require("pre_tool_call", "ask")
         elif outcome.call is not call and outcome.call.arguments != call.arguments:
             self.capabilities.require("pre_tool_call", "call")
+        return outcome
+
+    async def tool_failed(
+        self,
+        call: ToolCall,
+        tool: BridgeTool | None,
+        error: BaseException | str,
+        source: str = "validation",
+    ) -> ToolOutcome:
+        """A call the framework refused before its tool could run (arguments that do not
+        validate: ``source="validation"``; a tool it does not have: ``"unknown_tool"``):
+        ``on_tool_call_error`` with that ``source``, where a handler may recover or replace
+        the error, then ``on_tool_call_result`` for a recovered call."""
+        outcome = ToolOutcome(call, error=error, source=source)
+        if "on_tool_call_error" not in self.bus.listened:
+            return outcome
+        ctx = PreToolCallContext(
+            **self.base(),
+            call=call,
+            tool=tool,
+            tool_call_id=call.id,
+            scope=None,
+            short_circuit=None,
+            result=None,
+            error=None,
+        )
+        async with self.serial:
+            outcome = await self._tool_hooks.after(ctx, outcome)
+        if outcome.text is None and outcome.error is None:
+            render(outcome)
         return outcome
 
     async def message(self, message: ChatMessage) -> None:

@@ -500,3 +500,26 @@ def test_agenthooks_bridges_lists_each_installed_bridge(capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert code == 0
     assert json.loads(out) == {name: caps.describe() for name, caps in installed_bridges().items()}
+
+
+async def test_a_call_the_framework_refused_reaches_on_tool_call_error_with_its_source() -> None:
+    bus = HookBus()
+    seen: list[tuple[str, str]] = []
+
+    def recover(ctx: Any) -> dict[str, Any] | None:
+        seen.append((ctx.source, str(ctx.error)))
+        return {"result": "use read_file"} if ctx.source == "unknown_tool" else None
+
+    bus.on("on_tool_call_error", recover)
+    async with BridgeRun(bus, EVERYTHING, agent="a") as run:
+        bad = ToolCall(id="1", name="read_file", arguments={"path": 3})
+        failed = await run.tool_failed(bad, TOOLS["read_file"], "path: not a string")
+        assert (failed.error, failed.source) == ("path: not a string", "validation")
+        unknown = ToolCall(id="2", name="cat", arguments={})
+        recovered = await run.tool_failed(unknown, None, "no tool named 'cat'", "unknown_tool")
+        assert (recovered.error, recovered.text) == (None, "use read_file")
+        await run.done(AgentResponse(content="ok"))
+    assert seen == [
+        ("validation", "path: not a string"),
+        ("unknown_tool", "no tool named 'cat'"),
+    ]
