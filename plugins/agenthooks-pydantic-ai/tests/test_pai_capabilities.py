@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 
-from agenthooks import Ask, Deny, HookBus, ProviderResponse
+from agenthooks import AgentResponse, Ask, ChatMessage, Deny, HookBus, ProviderResponse
 from agenthooks.bridges import RunDenied, UnsupportedReturnError, installed_bridges
 
 
@@ -99,6 +99,32 @@ async def user_message_message() -> None:
 async def user_message_deny() -> None:
     result, _, script = await _run("on_user_message", lambda c: Deny("no"), Script())
     assert (result.output, script.calls) == ("no", 0)
+
+
+async def pre_agent_response() -> None:
+    result, ran, script = await _run(
+        "pre_agent",
+        lambda c: {"response": AgentResponse(content="answered for the agent")},
+        conversation_script(),
+    )
+    assert (result.output, ran, script.calls) == ("answered for the agent", [], 0)
+
+
+async def pre_agent_deny() -> None:
+    result, _, script = await _run("pre_agent", lambda c: Deny("closed"), Script())
+    assert (result.output, script.calls) == ("closed", 0)
+
+
+async def transform_context_messages() -> None:
+    def transform(ctx: Any) -> dict[str, Any]:
+        note = ChatMessage(role="user", content="(context: the user is an admin)")
+        return {"messages": [*ctx.messages, note]}
+
+    result, _, script = await _run("transform_context", transform, Script("ok"))
+    sent = script.requests[0][0]
+    assert [p.content for p in sent.parts] == [PROMPT, "(context: the user is an admin)"]
+    # the stored history is not changed
+    assert [p.content for p in result.all_messages()[0].parts] == [PROMPT]
 
 
 async def pre_request_request() -> None:
@@ -249,6 +275,9 @@ HONOURED: dict[tuple[str, str], Scenario] = {
     ("on_chat_start", "deny"): chat_start_deny,
     ("on_user_message", "message"): user_message_message,
     ("on_user_message", "deny"): user_message_deny,
+    ("pre_agent", "response"): pre_agent_response,
+    ("pre_agent", "deny"): pre_agent_deny,
+    ("transform_context", "messages"): transform_context_messages,
     ("pre_request", "request"): pre_request_request,
     ("pre_request", "response"): pre_request_response,
     ("pre_request", "deny"): pre_request_deny,

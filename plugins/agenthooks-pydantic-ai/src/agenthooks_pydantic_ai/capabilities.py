@@ -13,7 +13,9 @@ CAPABILITIES = Capabilities(
         {
             "on_chat_start",
             "on_user_message",
+            "pre_agent",
             "on_loop_start",
+            "transform_context",
             "pre_request",
             "on_response",
             "on_model_error",
@@ -35,6 +37,8 @@ CAPABILITIES = Capabilities(
     honours={
         "on_chat_start": frozenset({"deny"}),
         "on_user_message": frozenset({"message", "deny"}),
+        "pre_agent": frozenset({"response", "deny"}),
+        "transform_context": frozenset({"messages"}),
         "pre_request": frozenset({"request", "response", "deny"}),
         "on_response": frozenset({"response", "deny"}),
         "on_model_error": frozenset({"response", "error"}),
@@ -60,7 +64,6 @@ CAPABILITIES = Capabilities(
             "a Pydantic AI agent chooses the next turn's model, provider, thinking and "
             "history itself (model selectors, capabilities), not from a hook's return"
         ),
-        "pre_agent": "Pydantic AI has no step between the user message and the first model turn",
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",
         "on_stream_chunk": "agent.run_stream() is reported as one model call per turn",
     },

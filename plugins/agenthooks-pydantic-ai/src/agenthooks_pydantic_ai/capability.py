@@ -44,12 +44,20 @@ from agenthooks import (
     Deny,
     HookBus,
     PendingCall,
+    PreAgentContext,
     PrepareNextTurnContext,
     ProviderRequest,
     ProviderResponse,
     ToolCall,
+    TransformContextContext,
 )
-from agenthooks.bridges import BridgeRun, BridgeTool, RunDenied, ToolOutcome
+from agenthooks.bridges import (
+    BridgeRun,
+    BridgeTool,
+    RunDenied,
+    ToolOutcome,
+    UnsupportedReturnError,
+)
 from agenthooks.errors import ProviderError, ToolValidationError
 from agenthooks.events import GROUPS
 
@@ -112,6 +120,8 @@ class _RunHooks(AgentHooksCapability):
         self.denied_by = "on_chat_start"
         self.prompt = ""
         self.rewritten_prompt: str | list[Any] | None = None
+        self.instead: AgentResponse | None = None
+        """The answer a ``pre_agent`` handler gave in the agent's place."""
         self.held: ChatMessage | None = None
         """The last assistant message without tool calls: announced (``on_message``) after
         ``post_agent`` when it is the answer, at the next turn when it is not."""
@@ -170,11 +180,22 @@ class _RunHooks(AgentHooksCapability):
             self.rewritten_prompt = _rewritten_prompt(prompt, got_message)
         if run.listened("on_message"):
             await run.message(ChatMessage(role="user", content=self.prompt))
+        if run.listened("pre_agent"):
+            agent = await run.fire("pre_agent", PreAgentContext, input=self.prompt)
+            if isinstance(agent, Deny):
+                CAPABILITIES.require("pre_agent", "deny")
+                self.denied, self.denied_by = agent, "pre_agent"
+            elif isinstance(agent, PreAgentContext) and agent.response is not None:
+                CAPABILITIES.require("pre_agent", "response")
+                self.instead = agent.response
 
     async def _finish(self, run: BridgeRun, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
         await run.loop_end()
         if self.denied is not None:
             await run.done(run.denied_response(self.denied))
+            return result
+        if self.instead is not None:
+            await run.done(self.instead)
             return result
         output = result.output
         if isinstance(output, DeferredToolRequests):
@@ -267,6 +288,16 @@ class _RunHooks(AgentHooksCapability):
             return await handler(request_context)  # type: ignore[no-any-return]
         if self.denied is not None:
             return self._denied_answer(request_context, self.denied)
+        if self.instead is not None:
+            # pre_agent answered for the agent: the model is not called
+            if not _text_is_an_answer(request_context):
+                raise UnsupportedReturnError(
+                    "pre_agent",
+                    "response",
+                    CAPABILITIES.framework,
+                    "a structured output_type takes its answer from the model",
+                )
+            return ModelResponse(parts=[TextPart(content=self.instead.content or "")])
         await self._flush_held(run)
         if run.iteration is not None:
             await run.loop_end()
@@ -274,6 +305,8 @@ class _RunHooks(AgentHooksCapability):
                 await self._prepare_next_turn(run, request_context)
         await run.loop_start()
         bus = run.bus
+        if "transform_context" in bus.listened:
+            request_context = await self._transform_context(run, request_context)
         if _MODEL_EVENTS.isdisjoint(bus.listened) and not bus.stacks.get("provider"):
             response: ModelResponse = await handler(request_context)
             if bus.listened:  # a later context carries the run's usage
@@ -333,6 +366,18 @@ class _RunHooks(AgentHooksCapability):
             if self.held is None and got.tool_calls:
                 await run.message(translate.assistant_of(got))
         return response
+
+    async def _transform_context(
+        self, run: BridgeRun, request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        """``transform_context``: the messages this request sends (the history is kept)."""
+        transcript = translate.chat_messages(request_context.messages, self.read)
+        messages = list(transcript.messages)
+        got = await run.fire("transform_context", TransformContextContext, messages=messages)
+        if not isinstance(got, TransformContextContext) or got.messages == transcript.messages:
+            return request_context
+        CAPABILITIES.require("transform_context", "messages")
+        return replace(request_context, messages=translate.model_messages(transcript, got.messages))
 
     async def _prepare_next_turn(
         self, run: BridgeRun, request_context: ModelRequestContext
