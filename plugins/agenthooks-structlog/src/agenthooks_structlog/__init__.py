@@ -1,13 +1,12 @@
 """agenthooks-structlog: every agenthooks event as one structlog line.
 
 ``bus.use(StructlogPlugin(renderer="json"))``, or install the distribution and load the
-``structlog`` entry point (``HookBus(plugins=["structlog"])``), configured by
-``AGENTHOOKS_STRUCTLOG_*`` environment variables.
+``structlog`` entry point (``HookBus(plugins=["structlog"])``): ``StructlogPlugin.from_env()``,
+configured by the ``AGENTHOOKS_STRUCTLOG_*`` environment variables.
 """
 
-from .errors import StructlogConfigError
-from .options import DEFAULT_LEVELS, LEVELS, RENDERERS
-from .plugin import CONTEXT_FIELDS, EnvStructlogPlugin, StructlogPlugin
+from .plugin import CONTEXT_FIELDS, StructlogPlugin
+from .settings import DEFAULT_LEVELS, LEVELS, RENDERERS, StructlogConfigError, StructlogSettings
 
 __version__ = "0.1.0"
 
@@ -16,7 +15,7 @@ __all__ = [
     "DEFAULT_LEVELS",
     "LEVELS",
     "RENDERERS",
-    "EnvStructlogPlugin",
     "StructlogConfigError",
     "StructlogPlugin",
+    "StructlogSettings",
 ]

@@ -9,11 +9,10 @@ from typing import IO, Any, TextIO, cast
 import structlog
 
 from agenthooks.events import EventRecord
-from agenthooks.redaction import ExportRedaction
+from agenthooks.plugins import ExportRedaction
 
-from .errors import StructlogConfigError
-from .options import DEFAULT_LEVELS, LEVELS, env_names, from_environment, validate
 from .render import as_text, clip, field_value
+from .settings import DEFAULT_LEVELS, LEVELS, StructlogConfigError, StructlogSettings
 
 CONTEXT_FIELDS = (
     "run_id",
@@ -72,9 +71,8 @@ class StructlogPlugin:
         min_level: str | None = None,
         file: str | IO[str] | None = None,
     ) -> None:
-        self._configure(
+        settings = StructlogSettings.of(
             "StructlogPlugin",
-            None,
             renderer=renderer,
             levels=levels,
             max_chars=max_chars,
@@ -83,43 +81,43 @@ class StructlogPlugin:
             min_level=min_level,
             file=file,
         )
+        self._configure("StructlogPlugin", settings)
 
-    def _configure(
-        self,
-        source: str,
-        names: Mapping[str, str] | None,
-        *,
-        renderer: Any,
-        levels: Any,
-        max_chars: Any,
-        logger: Any,
-        events: Any,
-        min_level: Any,
-        file: Any,
-    ) -> None:
-        options = validate(
-            source,
-            renderer=renderer,
-            levels=levels,
-            max_chars=max_chars,
-            min_level=min_level,
-            events=events,
-            names=names,
-        )
-        key = (names or {}).get
+    @classmethod
+    def from_env(cls) -> StructlogPlugin:
+        """The plugin the ``AGENTHOOKS_STRUCTLOG_*`` variables configure (the ``structlog``
+        entry point builds it so): ``RENDERER`` (console|json), ``MIN_LEVEL``, ``MAX_CHARS``
+        (or ``none``), ``LEVELS`` (``on_message=debug,pre_request=warning``), ``EVENTS``
+        (``on_chat_start,on_chat_end``), ``FILE`` (a path to append to; default stderr).
+
+        Raises:
+            StructlogConfigError: Naming the variable that is unknown or bad.
+        """
+        plugin = cls.__new__(cls)
+        plugin._configure("environment", StructlogSettings.from_env())
+        return plugin
+
+    def _configure(self, source: str, options: StructlogSettings) -> None:
+        names = StructlogSettings.env_names() if source == "environment" else {}
+
+        def key(option: str) -> str:
+            return names.get(option, option)
+
+        logger, file = options.logger, options.file
         if logger is not None:
-            for option, value in (("renderer", renderer), ("file", file), ("min_level", min_level)):
-                if value is not None:
+            for option in ("renderer", "file", "min_level"):
+                if getattr(options, option) is not None:
                     raise StructlogConfigError(
+                        "structlog",
                         source,
-                        key(option, option),
+                        key(option),
                         "applies to the plugin's own logger only; "
                         "with logger= your logger's configuration renders and filters",
                     )
         self._redaction = ExportRedaction()
-        self.levels: dict[str, str] = dict(options.levels)
+        self.levels: dict[str, str] = dict(options.levels or {})
         self.max_chars = options.max_chars
-        self.events = options.events
+        self.events = None if options.events is None else frozenset(options.events)
         self.renderer = options.renderer or "console"
         self._owned: IO[str] | None = None
         self._min_rank = -1
@@ -132,12 +130,8 @@ class StructlogPlugin:
                 stream = self._owned = open(stream, "a", encoding="utf-8")  # noqa: SIM115
             except OSError as exc:
                 raise StructlogConfigError(
-                    source, key("file", "file"), f"cannot open {file!r} for appending: {exc}"
+                    "structlog", source, key("file"), f"cannot open {file!r} for appending: {exc}"
                 ) from None
-        elif not callable(getattr(stream, "write", None)):
-            raise StructlogConfigError(
-                source, key("file", "file"), f"expected a path or a text stream, got {file!r}"
-            )
         min_name = options.min_level or "info"
         self._min_rank = _RANK[min_name]
         self.logger = own_logger(self.renderer, min_name, stream)
@@ -227,29 +221,6 @@ class StructlogPlugin:
         return f"StructlogPlugin(renderer={self.renderer!r}, max_chars={self.max_chars!r})"
 
 
-class EnvStructlogPlugin(StructlogPlugin):
-    """The entry-point form (``structlog``): options from ``AGENTHOOKS_STRUCTLOG_*`` variables.
-
-    ``RENDERER`` (console|json), ``MIN_LEVEL``, ``MAX_CHARS`` (or ``none``), ``LEVELS``
-    (``on_message=debug,pre_request=warning``), ``EVENTS`` (``on_chat_start,on_chat_end``),
-    ``FILE`` (a path to append to; default stderr). A bad value raises
-    ``StructlogConfigError`` naming the variable.
-    """
-
-    def __init__(self) -> None:
-        values: dict[str, Any] = {
-            "renderer": None,
-            "levels": None,
-            "max_chars": 200,
-            "logger": None,
-            "events": None,
-            "min_level": None,
-            "file": None,
-        }
-        values.update(from_environment())
-        self._configure("environment", env_names(), **values)
-
-
 def own_logger(renderer: str, min_level: str, stream: IO[str]) -> Any:
     """A logger with its own processor chain (the global configuration stays untouched)."""
     last: Any
@@ -272,4 +243,4 @@ def own_logger(renderer: str, min_level: str, stream: IO[str]) -> Any:
     )
 
 
-__all__ = ["CONTEXT_FIELDS", "EnvStructlogPlugin", "StructlogPlugin", "own_logger"]
+__all__ = ["CONTEXT_FIELDS", "StructlogPlugin", "own_logger"]
