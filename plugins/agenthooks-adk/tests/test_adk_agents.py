@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import adk_scripted as s
+import pytest
 from agenthooks_adk import AgentHooksPlugin
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
@@ -58,6 +59,8 @@ async def test_a_denied_transfer_keeps_the_agent_and_the_model_reads_the_reason(
     ]
 
 
+# ADK's AgentTool passes plugins to its own Runner the way ADK deprecates
+@pytest.mark.filterwarnings("ignore:The `plugins` argument is deprecated:DeprecationWarning")
 async def test_an_agent_tool_runs_a_sub_agent_whose_run_is_a_child_of_the_callers() -> None:
     bus = HookBus()
     runs: list[tuple[str, str, str | None]] = []
@@ -83,6 +86,7 @@ async def test_an_agent_tool_runs_a_sub_agent_whose_run_is_a_child_of_the_caller
     assert s.tool_messages(coordinator_model.requests[1]) == [("a1", {"result": "helped"})]
 
 
+@pytest.mark.filterwarnings("ignore:SequentialAgent is deprecated:DeprecationWarning")
 async def test_a_sequential_agent_run_on_adks_older_path_is_one_run() -> None:
     from google.adk.agents import SequentialAgent
 

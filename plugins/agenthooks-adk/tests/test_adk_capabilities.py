@@ -46,6 +46,7 @@ async def _fired(
         return []
 
 
+@pytest.mark.filterwarnings("ignore:The `plugins` argument is deprecated:DeprecationWarning")
 async def test_every_event_the_bridge_declares_fires() -> None:
     fired: set[str] = set()
     await _fired(HookBus(), fired, s.conversation())
