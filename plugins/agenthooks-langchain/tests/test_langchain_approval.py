@@ -193,3 +193,30 @@ reason = "Deleting needs a human."
     assert ("delete_file", {"path": "/tmp/a.txt"}) in ran
     assert done["messages"][-1].content == "done"
     assert recorder.events[-2:] == ["on_chat_done", "on_chat_end"]
+
+
+async def test_a_resume_that_answers_one_of_two_paused_calls_pauses_again_on_the_other() -> None:
+    bus = HookBus()
+    bus.on("pre_tool_call", lambda ctx: Ask("needs a human"))
+    recorder = Recorder(bus)
+    bridged = agent(conversation_model(), bus, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "two"}}
+    out = await bridged.ainvoke(ask(), config)
+    by_call = {i.value["tool_call_id"]: i.id for i in out["__interrupt__"]}
+    assert sorted(by_call) == ["call_1", "call_2"]
+    paused = recorder.of("on_chat_paused")[0].output
+    assert sorted(p.call_id for p in paused.pending) == ["call_1", "call_2"]
+
+    again = await bridged.ainvoke(Command(resume={by_call["call_2"]: Approve()}), config)
+    assert ran == [("read_file", {"path": "/tmp/b.txt"})]
+    assert [i.value["tool_call_id"] for i in again["__interrupt__"]] == ["call_1"]
+    paused = recorder.of("on_chat_paused")[-1].output
+    assert [p.call_id for p in paused.pending] == ["call_1"]
+    assert recorder.events[-2:] == ["on_chat_paused", "on_chat_end"]
+
+    done = await bridged.ainvoke(
+        resume_command(again["__interrupt__"], {"call_1": Approve()}), config
+    )
+    assert ran[-1] == ("delete_file", {"path": "/tmp/a.txt"})
+    assert done["messages"][-1].content == "done"
+    assert recorder.events[-2:] == ["on_chat_done", "on_chat_end"]

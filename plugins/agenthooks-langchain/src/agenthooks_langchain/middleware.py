@@ -220,9 +220,8 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
     async def _transformed(self, run: _Run, request: ModelRequest[Any]) -> ModelRequest[Any]:
         """``transform_context``: the messages this request sends (the state keeps its own)."""
         read = [run.read(m) for m in request.messages]
-        given = list(read)
-        got = await run.bridge.fire("transform_context", TransformContextContext, messages=given)
-        if not isinstance(got, TransformContextContext) or got.messages is given:
+        got = await run.bridge.fire("transform_context", TransformContextContext, messages=read)
+        if not isinstance(got, TransformContextContext) or got.messages == read:
             return request
         CAPABILITIES.require("transform_context", "messages")
         return request.override(
@@ -357,7 +356,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             for key, before in (("model", model), ("provider", None), ("thinking", None)):
                 if getattr(got, key) != before:
                     CAPABILITIES.require("prepare_next_turn", key)
-            if got.messages is not messages:
+            if got.messages != messages:
                 CAPABILITIES.require("prepare_next_turn", "messages")
         verdict: object = await bridge.fire("should_stop", ShouldStopContext, **fields)
         return verdict is True  # the predicate's answer, which fire hands back as it is
@@ -395,7 +394,12 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
 
         if key in self._asked:  # this process paused it: the interrupt holds the answer now
             reason = self._asked[key]
+            pending = PendingCall(
+                call_id=call.id, tool=call.name, arguments=call.arguments, reason=reason
+            )
+            run.asked.append(pending)  # still pending if this resume did not answer it
             decision = decision_of(interrupt(approval_request(call, reason)), call)
+            run.asked.remove(pending)
             del self._asked[key]
             if isinstance(decision, Deny):
                 return await self._refused(run, call, decision)
@@ -413,15 +417,15 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 "pausing needs a checkpointer: create_agent(..., checkpointer=InMemorySaver())"
             )
         self._asked[key] = result.reason
-        run.asked.append(
-            PendingCall(
-                call_id=call.id, tool=call.name, arguments=call.arguments, reason=result.reason
-            )
+        pending = PendingCall(
+            call_id=call.id, tool=call.name, arguments=call.arguments, reason=result.reason
         )
+        run.asked.append(pending)
         # the first time, interrupt() ends this call here and the run pauses; a run resumed in
         # a process that did not pause it gets the answer here
         decision = decision_of(interrupt(approval_request(call, result.reason)), call)
         self._asked.pop(key, None)
+        run.asked.remove(pending)
         if isinstance(decision, Deny):
             return await self._refused(run, call, decision)
         return _answered(await self._call(run, request, handler, call, described, approved=True))
