@@ -121,7 +121,9 @@ class HookFailure(Exception):
     pass
 
 
-@pytest.mark.parametrize("event", ["pre_tool_call", "on_tool_call_result", "pre_request"])
+@pytest.mark.parametrize(
+    "event", ["pre_tool_call", "on_tool_call_result", "pre_request", "on_message", "post_agent"]
+)
 async def test_a_hook_error_reaches_the_caller_with_its_type(
     bus: HookBus, recorder: Recorder, event: str
 ) -> None:
@@ -214,3 +216,23 @@ async def test_run_sync_inside_a_running_loop_is_refused(bus: HookBus, recorder:
         AgentHooksRunner(bus).run_sync(agent, USER)
 
     assert recorder.names == [] and model.calls == ()
+
+
+async def test_a_hook_error_on_a_tool_message_reaches_the_caller_not_the_model(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    failure = HookFailure("cannot store the tool message")
+
+    def store(ctx: Any) -> None:
+        if ctx.message.role == "tool":
+            raise failure
+
+    bus.on("on_message", store)
+    agent, model = scripted_agent()
+
+    with pytest.raises(HookFailure) as caught:
+        await AgentHooksRunner(bus).run(agent, USER)
+
+    assert caught.value is failure
+    assert len(model.calls) == 1
+    assert endings(recorder) == ["on_chat_error", "on_chat_end"]

@@ -325,11 +325,14 @@ class HookedTool:
             answer = outcome.result
         if "on_message" in run.bus.listened:
             text = answer if isinstance(answer, str) else (outcome.text or str(answer))
-            await run.message(
-                ChatMessage(
-                    role="tool", content=text, tool_call_id=outcome.call.id, is_error=is_error
-                )
+            message = ChatMessage(
+                role="tool", content=text, tool_call_id=outcome.call.id, is_error=is_error
             )
+            try:
+                await run.message(message)
+            except Exception as exc:
+                scope.raised(exc)  # a hook's error: the caller gets it, never the model
+                raise
         return answer
 
 
