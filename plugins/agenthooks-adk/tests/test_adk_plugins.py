@@ -148,3 +148,20 @@ async def test_the_redis_publisher_records_every_event_with_adks_ids() -> None:
     tools = [(r.tool_call_id, r.tool_name) for r in records if r.type == "pre_tool_call"]
     assert sorted(tools) == [("call_1", "delete_file"), ("call_2", "read_file")]
     assert [record.seq for record in records] == list(range(1, 23))
+
+
+async def test_the_cache_plugin_answers_a_repeated_run_without_adks_model_or_tool() -> None:
+    from agenthooks_cache import CachePlugin
+
+    bus = HookBus()
+    cache = CachePlugin(tools=["read_file"], ttl=3600, max_entries=50)
+    bus.use(cache)
+    model = s.ScriptedLlm(
+        script=[s.model_turn(s.call("read_file", "c1", path="/tmp/b.txt")), s.model_turn("done")]
+    )
+    runner = s.runner(bus, model)
+    first = await s.run(runner, "read b", session="one")
+    second = await s.run(runner, "read b", session="two")
+    assert s.final_text(first) == s.final_text(second) == "done"
+    assert len(model.requests) == 2  # the second run's model calls came from the cache
+    assert s.RAN == [("read_file", {"path": "/tmp/b.txt", "verbose": False})]
