@@ -11,7 +11,7 @@ from agents import Runner, function_tool
 from agents.testing import assistant_message, function_call
 from conftest import USER, Recorder, scripted_agent, tool_outputs
 
-from agenthooks import AgentResponse, Deny, HookBus, ProviderResponse
+from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse
 from agenthooks.bridges import RunDenied
 
 STREAM = {"on_stream_start", "on_stream_chunk", "on_stream_end"}
@@ -131,3 +131,17 @@ async def test_a_streamed_pre_agent_answer_skips_the_model(bus: HookBus) -> None
 
     assert result.final_output == "prepared"
     assert model.calls == ()
+
+
+async def test_a_streamed_ask_pauses_through_the_sdks_approvals(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    bus.on("pre_tool_call", lambda ctx: Ask("human?"), match="delete_file")
+    agent, _ = scripted_agent()
+
+    result = AgentHooksRunner(bus).run_streamed(agent, USER)
+    await consume(result)
+
+    assert [item.name for item in result.interruptions] == ["delete_file"]
+    assert recorder.names[-2:] == ["on_chat_paused", "on_chat_end"]
+    assert recorder.of("on_chat_paused")[0].response.pending[0].reason == "human?"
