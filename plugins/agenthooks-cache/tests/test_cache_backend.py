@@ -53,7 +53,10 @@ def test_memory_backend_is_an_lru_with_expiry() -> None:
 def test_memory_backend_bound_must_be_positive(bad: object) -> None:
     with pytest.raises(CacheConfigError) as caught:
         MemoryBackend(bad)  # type: ignore[arg-type]
-    assert str(caught.value) == f"MemoryBackend: max_entries: {bad!r} is not a whole number >= 1"
+    assert (
+        str(caught.value)
+        == f"cache plugin: MemoryBackend: max_entries: {bad!r} is not a whole number >= 1"
+    )
 
 
 class DictBackend:

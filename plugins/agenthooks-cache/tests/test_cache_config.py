@@ -9,13 +9,13 @@ import pytest
 from agenthooks_cache import (
     CacheConfigError,
     CachePlugin,
-    EnvCachePlugin,
     MemoryBackend,
     RedisBackend,
 )
 
 from agenthooks import Agent, HookBus, RegistrationError, ScriptedProvider
 from agenthooks.plugins import PluginError, entry_points
+from agenthooks.testing import assert_option_error
 
 ENV = "AGENTHOOKS_CACHE_"
 
@@ -30,57 +30,51 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("options", "key", "problem"),
     [
-        ({"ttl": -1}, "ttl", "-1 is not a number of seconds > 0 (or None: no expiry)"),
-        ({"ttl": 0}, "ttl", "0 is not a number of seconds > 0 (or None: no expiry)"),
-        ({"ttl": "60"}, "ttl", "'60' is not a number of seconds > 0 (or None: no expiry)"),
-        ({"max_entries": 0}, "max_entries", "0 is not a whole number >= 1"),
-        ({"max_entries": 10.5}, "max_entries", "10.5 is not a whole number >= 1"),
+        ({"ttl": -1}, "ttl", "-1: Input should be greater than 0"),
+        ({"ttl": 0}, "ttl", "0: Input should be greater than 0"),
+        ({"ttl": "an hour"}, "ttl", "'an hour': Input should be a valid number"),
+        ({"max_entries": 0}, "max_entries", "0: Input should be greater than or equal to 1"),
+        ({"max_entries": 10.5}, "max_entries", "10.5: Input should be a valid integer"),
         (
             {"max_entries": 10, "backend": MemoryBackend()},
             "max_entries",
             "bounds the in-memory backend only; another backend (Redis) keeps its own bound",
         ),
-        ({"responses": "yes"}, "responses", "'yes' is not True or False"),
-        (
-            {"tools": "search"},
-            "tools",
-            "'search' is not True, False or a non-empty list of tool names",
-        ),
-        ({"tools": []}, "tools", "[] is not True, False or a non-empty list of tool names"),
-        ({"tools": [""]}, "tools", "[''] is not True, False or a non-empty list of tool names"),
+        ({"responses": "maybe"}, "responses", "'maybe': Input should be a valid boolean"),
+        ({"tools": []}, "tools", "give True, False or a non-empty list of tool names"),
+        ({"tools": [""]}, "tools", "give True, False or a non-empty list of tool names"),
         (
             {"responses": False, "tools": False},
             "responses",
-            "and tools are both off: there is nothing to cache",
+            "responses and tools are both off: there is nothing to cache",
         ),
-        ({"backend": {}}, "backend", "{} has no get(key) and set(key, value, ttl)"),
+        ({"backend": {}}, "backend", "{}: Value error, has no get(key) and set(key, value, ttl)"),
     ],
 )
 def test_bad_options_raise_a_typed_error_naming_the_key(
     options: dict[str, Any], key: str, problem: str
 ) -> None:
-    with pytest.raises(CacheConfigError) as caught:
-        CachePlugin(**options)
-    error = caught.value
-    assert isinstance(error, RegistrationError)
-    assert (error.source, error.key, error.problem) == ("CachePlugin", key, problem)
-    assert str(error) == f"CachePlugin: {key}: {problem}"
+    error = assert_option_error(
+        lambda: CachePlugin(**options), key=key, source="CachePlugin", says=problem
+    )
+    assert isinstance(error, CacheConfigError) and isinstance(error, RegistrationError)
+    assert str(error).startswith(f"cache plugin: CachePlugin: {key}: ")
 
 
 def test_a_bad_redis_url_names_the_key() -> None:
     with pytest.raises(CacheConfigError) as caught:
         RedisBackend("http://127.0.0.1:6379")
     assert str(caught.value) == (
-        "RedisBackend: url: 'http://127.0.0.1:6379': Redis URL must specify one of the "
+        "cache plugin: RedisBackend: url: 'http://127.0.0.1:6379': Redis URL must specify one of the "
         "following schemes (redis://, rediss://, unix://)"
     )
 
 
 def test_the_entry_point_is_installed() -> None:
     [ep] = [ep for ep in entry_points() if ep.name == "cache"]
-    assert ep.value == "agenthooks_cache:EnvCachePlugin"
+    assert ep.value == "agenthooks_cache:CachePlugin"
     assert ep.dist is not None and ep.dist.name == "agenthooks-cache"
-    assert ep.load() is EnvCachePlugin
+    assert ep.load() is CachePlugin
 
 
 async def test_loaded_by_name_it_is_configured_from_the_environment(
@@ -107,7 +101,7 @@ async def test_loaded_by_name_it_is_configured_from_the_environment(
 
 
 def test_defaults_without_variables() -> None:
-    plugin = EnvCachePlugin()
+    plugin = CachePlugin.from_env()
     assert (plugin.responses, plugin.tools, plugin.ttl) == (True, False, None)
     assert isinstance(plugin.backend, MemoryBackend) and plugin.backend.max_entries == 1024
 
@@ -134,11 +128,11 @@ def test_disabled_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("variable", "value", "problem"),
     [
-        ("TTL", "-5", "-5.0 is not a number of seconds > 0 (or None: no expiry)"),
-        ("TTL", "an hour", "'an hour' is not a number"),
-        ("MAX_ENTRIES", "0", "0 is not a whole number >= 1"),
-        ("MAX_ENTRIES", "lots", "'lots' is not a whole number"),
-        ("RESPONSES", "maybe", "'maybe' is not one of 1, 0, true, false, yes, no, on, off"),
+        ("TTL", "-5", "'-5': Input should be greater than 0"),
+        ("TTL", "an hour", "'an hour': Input should be a valid number"),
+        ("MAX_ENTRIES", "0", "'0': Input should be greater than or equal to 1"),
+        ("MAX_ENTRIES", "lots", "'lots': Input should be a valid integer"),
+        ("RESPONSES", "maybe", "'maybe': Input should be a valid boolean"),
         (
             "REDIS_URL",
             "http://127.0.0.1:6379",
@@ -147,6 +141,7 @@ def test_disabled_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
                 "(redis://, rediss://, unix://)"
             ),
         ),
+        ("TTTL", "60", "unknown option; did you mean 'AGENTHOOKS_CACHE_TTL'?"),
     ],
 )
 def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
@@ -155,26 +150,28 @@ def test_a_bad_variable_fails_the_plugin_naming_the_variable_and_distribution(
     monkeypatch.setenv(ENV + variable, value)
     expected = (
         f"plugin 'cache' (distribution agenthooks-cache) failed: "
-        f"CacheConfigError: environment: {ENV}{variable}: {problem}"
+        f"CacheConfigError: cache plugin: environment: {ENV}{variable}: "
     )
     bus = HookBus(plugins=["cache"])
     assert "cache" not in bus.plugins
     assert bus.listened == frozenset()
     [error] = bus.plugin_errors
-    assert str(error) == expected
+    assert str(error).startswith(expected) and problem in str(error)
     assert isinstance(error.error, CacheConfigError)
-    assert error.error.key == ENV + variable
+    assert_option_error(
+        CachePlugin.from_env, key=ENV + variable, source="environment", says=problem
+    )
     with pytest.raises(PluginError) as caught:
         HookBus(plugins=["cache"], strict=True)
-    assert str(caught.value) == expected
+    assert str(caught.value) == str(error)
 
 
 def test_max_entries_with_a_redis_url_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV + "REDIS_URL", "redis://127.0.0.1:6379/0")
     monkeypatch.setenv(ENV + "MAX_ENTRIES", "10")
     with pytest.raises(CacheConfigError) as caught:
-        EnvCachePlugin()
+        CachePlugin.from_env()
     assert str(caught.value) == (
-        "environment: AGENTHOOKS_CACHE_MAX_ENTRIES: bounds the in-memory backend only; "
+        "cache plugin: environment: AGENTHOOKS_CACHE_MAX_ENTRIES: '10': Value error, bounds the in-memory backend only; "
         "another backend (Redis) keeps its own bound"
     )

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
-from agenthooks_cache import CachePlugin, EnvCachePlugin, RedisBackend
+from agenthooks_cache import CachePlugin, RedisBackend
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, ToolCall, tool
 
@@ -138,7 +138,7 @@ async def test_the_entry_point_uses_redis_when_given_a_url(
     monkeypatch.setenv("AGENTHOOKS_CACHE_TTL", "30")
     bus = HookBus(plugins=["cache"], strict=True)
     plugin = bus.plugins["cache"].plugin
-    assert isinstance(plugin, EnvCachePlugin)
+    assert isinstance(plugin, CachePlugin)
     assert isinstance(plugin.backend, RedisBackend) and plugin.backend.prefix == prefix
     provider = ScriptedProvider(["from redis"])
     for _ in range(2):

@@ -7,6 +7,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Protocol, runtime_checkable
 
+from .settings import CacheConfigError
+
 
 @runtime_checkable
 class CacheBackend(Protocol):
@@ -31,10 +33,11 @@ class MemoryBackend:
         self, max_entries: int = 1024, *, clock: Callable[[], float] = time.monotonic
     ) -> None:
         if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
-            from .errors import CacheConfigError
-
             raise CacheConfigError(
-                "MemoryBackend", "max_entries", f"{max_entries!r} is not a whole number >= 1"
+                "cache",
+                "MemoryBackend",
+                "max_entries",
+                f"{max_entries!r} is not a whole number >= 1",
             )
         self.max_entries = max_entries
         self._clock = clock

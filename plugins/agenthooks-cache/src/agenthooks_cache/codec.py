@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from agenthooks import ProviderResponse, Usage
-from agenthooks.tools import serialize_result
+from agenthooks.plugins import serialize_result
 
 
 def encode_response(response: ProviderResponse) -> str:

@@ -11,13 +11,13 @@ at the lowest priority commits it. Errors, recoveries from ``on_model_error`` /
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from agenthooks import Middleware
+from agenthooks import CallNext, Middleware
 from agenthooks.events import (
     ChatEndContext,
     PreRequestContext,
@@ -25,14 +25,12 @@ from agenthooks.events import (
     ResponseContext,
     ToolResultContext,
 )
-from agenthooks.middleware import CallNext
 
 from .backends import CacheBackend, MemoryBackend
 from .codec import decode_response, decode_result, encode_response, encode_result
-from .errors import CacheConfigError
 from .keys import response_key, tool_key
-from .options import DEFAULT_MAX_ENTRIES, env_names, from_environment, validated
 from .redis_backend import RedisBackend
+from .settings import DEFAULT_MAX_ENTRIES, CacheConfigError, CacheSettings
 
 log = structlog.get_logger("agenthooks.cache")
 
@@ -107,25 +105,51 @@ class CachePlugin:
         backend: CacheBackend | None = None,
     ) -> None:
         self._configure(
-            "CachePlugin",
-            None,
-            responses=responses,
-            tools=tools,
-            ttl=ttl,
-            max_entries=max_entries,
-            backend=backend,
+            CacheSettings.of(
+                "CachePlugin",
+                responses=responses,
+                tools=tools,
+                ttl=ttl,
+                max_entries=max_entries,
+                backend=backend,
+            ),
+            backend,
         )
 
-    def _configure(self, source: str, names: Mapping[str, str] | None, **options: Any) -> None:
-        checked = validated(source, names, **options)
-        self.responses: bool = checked["responses"]
-        self.tools: bool | frozenset[str] = checked["tools"]
-        self.ttl: float | None = checked["ttl"]
-        backend = checked["backend"]  # never `or`: an empty MemoryBackend is falsy
+    @classmethod
+    def from_env(cls) -> CachePlugin:
+        """The plugin the ``AGENTHOOKS_CACHE_*`` variables configure (the ``cache`` entry point
+        builds it so): ``RESPONSES`` (1/0), ``TOOLS`` (1/0 or ``search,fetch``), ``TTL``
+        (seconds or ``none``), ``MAX_ENTRIES``, ``REDIS_URL`` (a ``RedisBackend`` instead of
+        memory) and ``REDIS_PREFIX``.
+
+        Raises:
+            CacheConfigError: Naming the variable that is unknown or bad.
+        """
+        options = CacheSettings.from_env()
+        backend = None
+        if options.redis_url is not None:
+            prefix = {} if options.redis_prefix is None else {"prefix": options.redis_prefix}
+            try:
+                backend = RedisBackend(options.redis_url, **prefix)
+            except CacheConfigError as exc:
+                key = CacheSettings.env_names()["redis_url"]
+                raise CacheConfigError("cache", "environment", key, exc.problem) from None
+        plugin = cls.__new__(cls)
+        plugin._configure(options, backend)
+        return plugin
+
+    def _configure(self, options: CacheSettings, backend: CacheBackend | None) -> None:
+        self.responses: bool = options.responses
+        self.tools: bool | frozenset[str] = (
+            options.tools if isinstance(options.tools, bool) else frozenset(options.tools)
+        )
+        self.ttl: float | None = options.ttl
+        # never `or`: an empty MemoryBackend is falsy
         self.backend: CacheBackend = (
             backend
             if backend is not None
-            else MemoryBackend(checked["max_entries"] or DEFAULT_MAX_ENTRIES)
+            else MemoryBackend(options.max_entries or DEFAULT_MAX_ENTRIES)
         )
         self.stats = CacheStats()
         # run id -> {("response", iteration) | ("tool", tool_call_id): pending entry}
@@ -268,30 +292,4 @@ class CachePlugin:
         )
 
 
-class EnvCachePlugin(CachePlugin):
-    """The entry-point form (``cache``): options from ``AGENTHOOKS_CACHE_*`` variables:
-    ``RESPONSES`` (1/0), ``TOOLS`` (1/0 or ``search,fetch``), ``TTL`` (seconds or ``none``),
-    ``MAX_ENTRIES``, ``REDIS_URL`` (a ``RedisBackend`` instead of memory) and
-    ``REDIS_PREFIX``. A bad value raises ``CacheConfigError`` naming the variable."""
-
-    def __init__(self) -> None:
-        values: dict[str, Any] = {
-            "responses": True,
-            "tools": False,
-            "ttl": None,
-            "max_entries": None,
-        }
-        values.update(from_environment())
-        names = env_names()
-        url = values.pop("redis_url", None)
-        prefix = values.pop("redis_prefix", None)
-        backend = None
-        if url is not None:
-            try:
-                backend = RedisBackend(url, **({} if prefix is None else {"prefix": prefix}))
-            except CacheConfigError as exc:
-                raise CacheConfigError("environment", names["redis_url"], exc.problem) from None
-        self._configure("environment", names, backend=backend, **values)
-
-
-__all__ = ["LOOKUP_PRIORITY", "STORE_PRIORITY", "CachePlugin", "CacheStats", "EnvCachePlugin"]
+__all__ = ["LOOKUP_PRIORITY", "STORE_PRIORITY", "CachePlugin", "CacheStats"]

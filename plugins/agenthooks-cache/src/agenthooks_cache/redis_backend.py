@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from agenthooks.loop_clients import LoopClients
+from agenthooks.plugins import LoopClients
 
-from .errors import CacheConfigError
+from .settings import CacheConfigError
 
 
 class RedisBackend:
@@ -30,12 +30,13 @@ class RedisBackend:
             import redis.asyncio as redis_asyncio
         except ImportError:  # pragma: no cover - the test extra installs redis
             raise CacheConfigError(
+                "cache",
                 "RedisBackend",
                 "redis",
                 "the redis package is not installed: pip install 'agenthooks-cache[redis]'",
             ) from None
         if not isinstance(prefix, str):
-            raise CacheConfigError("RedisBackend", "prefix", f"{prefix!r} is not a string")
+            raise CacheConfigError("cache", "RedisBackend", "prefix", f"{prefix!r} is not a string")
         self.url = url
         self.prefix = prefix
         self._clients: LoopClients[Any] = LoopClients(
@@ -47,7 +48,7 @@ class RedisBackend:
             try:  # a bad URL fails here, not mid-run
                 parse_url(url)  # type: ignore[no-untyped-call]
             except (TypeError, ValueError) as exc:
-                raise CacheConfigError("RedisBackend", "url", f"{url!r}: {exc}") from None
+                raise CacheConfigError("cache", "RedisBackend", "url", f"{url!r}: {exc}") from None
 
     def client(self) -> Any:
         """The client for the running event loop."""
