@@ -26,6 +26,7 @@ EXPECTED = [
     "on_message",
     "on_loop_end",
     "prepare_next_turn",
+    "should_stop",
     "on_loop_start",
     "transform_context",
     "pre_request",

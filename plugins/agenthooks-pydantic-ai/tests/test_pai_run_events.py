@@ -11,7 +11,14 @@ from pai_script import PROMPT, Script, conversation_script, file_agent
 from pydantic import BaseModel
 from pydantic_ai import Agent, UsageLimits
 from pydantic_ai.exceptions import UsageLimitExceeded
-from pydantic_ai.messages import ModelRequest, UserPromptPart
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.test import TestModel
 
 from agenthooks import Deny, HookBus
 from agenthooks.bridges import RunDenied
@@ -207,3 +214,49 @@ async def test_an_agent_called_from_a_tool_is_a_run_whose_parent_is_the_caller()
     ends = recorder.of("on_chat_end")
     assert sorted(ctx.agent for ctx in ends) == ["expert", "lead"]
     assert [ctx.agent for ctx in recorder.of("on_chat_done")] == ["expert", "lead"]
+
+
+async def test_should_stop_ends_the_run_between_turns_without_calling_the_model() -> None:
+    bus = HookBus()
+    bus.on("should_stop", lambda ctx: len(ctx.tool_messages) == 2)
+    recorder = recorded(bus)
+    script = Script(
+        ModelResponse(
+            parts=[
+                TextPart("Deleting now."),
+                ToolCallPart("delete_file", {"path": "/tmp/a.txt"}, tool_call_id="call_1"),
+                ToolCallPart("read_file", {"path": "/tmp/b.txt"}, tool_call_id="call_2"),
+            ]
+        ),
+        "never asked",
+    )
+    agent, ran = file_agent(script, bus)
+
+    result = await agent.run(PROMPT)
+
+    assert result.output == "Deleting now."
+    assert script.calls == 1 and len(ran) == 2
+    done = recorder.of("on_chat_done")[0].response
+    assert (done.content, done.finish_reason) == ("Deleting now.", "stopped")
+    assert [n for n in recorder.names() if n in TERMINALS] == ["on_chat_done", "on_chat_end"]
+
+
+async def test_a_streamed_run_fires_the_same_events_and_one_terminal() -> None:
+    bus = HookBus()
+    recorder = recorded(bus)
+    # Pydantic AI's TestModel streams: it calls the tool, then answers
+    model = TestModel(call_tools=["read_file"], custom_output_text="done")
+    agent = Agent(model, capabilities=[AgentHooksCapability(bus)])
+
+    @agent.tool_plain
+    def read_file(path: str) -> str:
+        return f"contents of {path}"
+
+    async with agent.run_stream(PROMPT) as stream:
+        text = await stream.get_output()
+
+    assert text == "done"
+    names = recorder.names()
+    assert names.count("pre_request") == 2 and names.count("pre_tool_call") == 1
+    assert [n for n in names if n in TERMINALS] == ["on_chat_done", "on_chat_end"]
+    assert recorder.of("on_chat_done")[0].response.content == "done"

@@ -25,6 +25,7 @@ CAPABILITIES = Capabilities(
             "on_tool_call_error",
             "on_loop_end",
             "prepare_next_turn",
+            "should_stop",
             "post_agent",
             "on_chat_done",
             "on_chat_paused",

@@ -48,6 +48,7 @@ from agenthooks import (
     PrepareNextTurnContext,
     ProviderRequest,
     ProviderResponse,
+    ShouldStopContext,
     ToolCall,
     TransformContextContext,
 )
@@ -66,6 +67,7 @@ from .capabilities import CAPABILITIES
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
+_BETWEEN_TURNS = GROUPS["between_turns"]
 _ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _current_run: ContextVar[str | None] = ContextVar("agenthooks_pydantic_ai_run", default=None)
 """The run whose code is running (a tool calling another agent runs inside it)."""
@@ -121,6 +123,8 @@ class _RunHooks(AgentHooksCapability):
         self.prompt = ""
         self.rewritten_prompt: str | list[Any] | None = None
         self.instead: AgentResponse | None = None
+        self.stopped: str | None = None
+        """Set when ``should_stop`` ended the run: its answer."""
         """The answer a ``pre_agent`` handler gave in the agent's place."""
         self.held: ChatMessage | None = None
         """The last assistant message without tool calls: announced (``on_message``) after
@@ -196,6 +200,18 @@ class _RunHooks(AgentHooksCapability):
             return result
         if self.instead is not None:
             await run.done(self.instead)
+            return result
+        if self.stopped is not None:
+            await run.done(
+                AgentResponse(
+                    content=self.stopped,
+                    finish_reason="stopped",
+                    usage=run.usage,
+                    iterations=(run.iteration or 0) + 1,
+                    agent=run.agent,
+                    output=result.output,
+                )
+            )
             return result
         output = result.output
         if isinstance(output, DeferredToolRequests):
@@ -301,8 +317,10 @@ class _RunHooks(AgentHooksCapability):
         await self._flush_held(run)
         if run.iteration is not None:
             await run.loop_end()
-            if "prepare_next_turn" in run.bus.listened:
-                await self._prepare_next_turn(run, request_context)
+            if not _BETWEEN_TURNS.isdisjoint(run.bus.listened):
+                stop = await self._between_turns(run, request_context)
+                if stop is not None:
+                    return stop
         await run.loop_start()
         bus = run.bus
         if "transform_context" in bus.listened:
@@ -379,12 +397,14 @@ class _RunHooks(AgentHooksCapability):
         CAPABILITIES.require("transform_context", "messages")
         return replace(request_context, messages=translate.model_messages(transcript, got.messages))
 
-    async def _prepare_next_turn(
+    async def _between_turns(
         self, run: BridgeRun, request_context: ModelRequestContext
-    ) -> None:
-        """``prepare_next_turn`` between two model turns (the limits plugin counts turns,
-        tokens and cost there). Pydantic AI's agent picks the next turn's model and history
-        itself, so a return that changes them is a typed error, never ignored."""
+    ) -> ModelResponse | None:
+        """``prepare_next_turn`` then ``should_stop`` between two model turns (the limits
+        plugin counts turns, tokens and cost there). Pydantic AI's agent picks the next
+        turn's model and history itself, so a return that changes them is a typed error,
+        never ignored. A ``should_stop`` that says True ends the run without calling the
+        model: the last assistant text is the answer (the response this returns)."""
         transcript = translate.chat_messages(request_context.messages, self.read)
         messages = transcript.messages
         last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
@@ -404,6 +424,20 @@ class _RunHooks(AgentHooksCapability):
             for key in ("provider", "model", "thinking", "messages"):
                 if getattr(got, key) is not fields[key] and getattr(got, key) != fields[key]:
                     CAPABILITIES.require("prepare_next_turn", key)
+        # a predicate: its chain's verdict comes back in place of the context
+        verdict: object = await run.fire("should_stop", ShouldStopContext, **fields)
+        if verdict is not True:
+            return None
+        if not _text_is_an_answer(request_context):
+            raise UnsupportedReturnError(
+                "should_stop",
+                "True",
+                CAPABILITIES.framework,
+                "a structured output_type takes its answer from the model",
+            )
+        last_text = fields["message"].content if fields["message"] is not None else None
+        self.stopped = last_text or ""
+        return ModelResponse(parts=[TextPart(content=self.stopped)])
 
     def _denied_answer(self, request_context: ModelRequestContext, deny: Deny) -> ModelResponse:
         """The run ends denied: the reason is the answer where the output may be text, else
