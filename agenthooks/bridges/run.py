@@ -322,26 +322,34 @@ class BridgeRun:
     async def done(self, response: AgentResponse) -> None:
         """The run completed: ``on_chat_done``, then ``on_chat_end`` (once per run)."""
         if await self._ending("on_chat_done"):
-            await self.fire("on_chat_done", ChatDoneContext, response=response)
-            await self._end(response=response)
+            try:
+                await self.fire("on_chat_done", ChatDoneContext, response=response)
+            finally:  # on_chat_end comes whatever the terminal event's handlers raised
+                await self._end(response=response)
 
     async def paused(self, response: AgentResponse) -> None:
         """The run waits for a human: ``on_chat_paused``, then ``on_chat_end``."""
         if await self._ending("on_chat_paused"):
-            await self.fire("on_chat_paused", ChatPausedContext, response=response)
-            await self._end(response=response)
+            try:
+                await self.fire("on_chat_paused", ChatPausedContext, response=response)
+            finally:  # on_chat_end comes whatever the terminal event's handlers raised
+                await self._end(response=response)
 
     async def error(self, exc: BaseException) -> None:
         """The run failed with ``exc``: ``on_chat_error``, then ``on_chat_end``."""
         if await self._ending("on_chat_error"):
-            await self.fire("on_chat_error", ChatErrorContext, error=exc)
-            await self._end(error=exc)
+            try:
+                await self.fire("on_chat_error", ChatErrorContext, error=exc)
+            finally:  # on_chat_end comes whatever the terminal event's handlers raised
+                await self._end(error=exc)
 
     async def abort(self, reason: Any = "cancelled") -> None:
         """The run was cancelled: ``on_chat_abort``, then ``on_chat_end``."""
         if await self._ending("on_chat_abort"):
-            await self.fire("on_chat_abort", ChatAbortContext, reason=reason)
-            await self._end()
+            try:
+                await self.fire("on_chat_abort", ChatAbortContext, reason=reason)
+            finally:  # on_chat_end comes whatever the terminal event's handlers raised
+                await self._end()
 
     async def _ending(self, terminal: str) -> bool:
         if self.ended is not None:

@@ -523,3 +523,18 @@ async def test_a_call_the_framework_refused_reaches_on_tool_call_error_with_its_
         ("validation", "path: not a string"),
         ("unknown_tool", "no tool named 'cat'"),
     ]
+
+
+async def test_on_chat_end_comes_even_when_a_terminal_handler_raises() -> None:
+    bus = HookBus()
+    seen = recorder(bus)
+
+    def broken(ctx: Any) -> None:
+        raise RuntimeError("exporter down")
+
+    bus.on("on_chat_done", broken, errors="raise")
+    with pytest.raises(RuntimeError, match="exporter down"):
+        async with BridgeRun(bus, EVERYTHING, agent="a") as run:
+            await run.done(AgentResponse(content="ok"))
+    # the raising handler's own record is not written (its chain did not finish)
+    assert seen == ["on_chat_end"]
