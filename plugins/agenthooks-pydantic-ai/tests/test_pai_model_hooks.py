@@ -23,6 +23,7 @@ from agenthooks import (
     ProviderResponse,
     ToolCall,
 )
+from agenthooks.bridges import UnsupportedReturnError
 from agenthooks.testing import HookRecorder
 
 
@@ -253,3 +254,49 @@ async def test_the_cache_plugin_answers_a_repeated_request_from_the_cache() -> N
 
     assert (first.output, second.output) == ("the first answer", "the first answer")
     assert script.calls == 1
+
+
+async def test_a_request_without_a_tool_hides_it_from_the_model() -> None:
+    bus = HookBus()
+
+    def only_reading(ctx: Any) -> dict[str, Any]:
+        tools = [t for t in ctx.request.tools if t["function"]["name"] != "delete_file"]
+        reworded = [
+            {**t, "function": {**t["function"], "description": "Read one file."}} for t in tools
+        ]
+        return {"request": ctx.request.model_copy(update={"tools": reworded})}
+
+    bus.on("pre_request", only_reading)
+    script = Script("ok")
+    agent, _ = file_agent(script, bus)
+
+    await agent.run(PROMPT)
+
+    offered = script.infos[0].function_tools
+    assert [(t.name, t.description) for t in offered] == [("read_file", "Read one file.")]
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"model": "another-model"}, "a request's model is the agent's to choose"),
+        (
+            {"tools": [{"type": "function", "function": {"name": "format_disk"}}]},
+            "offers a tool 'format_disk' the agent does not have",
+        ),
+    ],
+)
+async def test_a_request_change_pydantic_ai_cannot_make_is_a_typed_error(
+    change: dict[str, Any], why: str
+) -> None:
+    bus = HookBus()
+    bus.on("pre_request", lambda ctx: {"request": ctx.request.model_copy(update=change)})
+    script = Script("never")
+    agent, _ = file_agent(script, bus)
+
+    with pytest.raises(UnsupportedReturnError) as raised:
+        await agent.run(PROMPT)
+
+    assert (raised.value.event, raised.value.key) == ("pre_request", "request")
+    assert why in str(raised.value)
+    assert script.calls == 0

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from agenthooks.bridges import Capabilities
 
+from .translate import FRAMEWORK
+
 CAPABILITIES = Capabilities(
-    framework="Pydantic AI",
+    framework=FRAMEWORK,
     distribution="agenthooks-pydantic-ai",
     setup="Agent(model, tools=..., capabilities=[AgentHooksCapability(bus)])",
     fires=frozenset(

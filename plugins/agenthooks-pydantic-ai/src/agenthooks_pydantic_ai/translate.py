@@ -43,6 +43,7 @@ from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
+from agenthooks.bridges import UnsupportedReturnError
 from agenthooks.errors import (
     ProviderConnectionError,
     ProviderError,
@@ -76,6 +77,8 @@ class Transcript:
     messages: list[ChatMessage]
     origins: list[Origin]
 
+
+FRAMEWORK = "Pydantic AI"
 
 # ---------------------------------------------------------------- the way in
 
@@ -329,6 +332,23 @@ def apply_request(
         changes["model_request_parameters"] = dataclasses.replace(
             parameters, instruction_parts=_instruction_parts(parameters, request.system)
         )
+    for field in ("model", "tool_choice", "reasoning_effort", "response_format"):
+        if getattr(request, field) != getattr(original, field):
+            raise UnsupportedReturnError(
+                "pre_request",
+                "request",
+                FRAMEWORK,
+                f"a request's {field} is the agent's to choose (its model, settings and "
+                "output type); a handler may rewrite the messages, the instructions, the "
+                "temperature and the tools (drop one, reword its description or schema)",
+            )
+    if request.tools != original.tools:
+        parameters = changes.get(
+            "model_request_parameters", request_context.model_request_parameters
+        )
+        changes["model_request_parameters"] = dataclasses.replace(
+            parameters, function_tools=_function_tools(parameters.function_tools, request.tools)
+        )
     if request.temperature != original.temperature:
         settings = dict(request_context.model_settings or {})
         if request.temperature is None:
@@ -337,6 +357,36 @@ def apply_request(
             settings["temperature"] = request.temperature
         changes["model_settings"] = settings
     return dataclasses.replace(request_context, **changes) if changes else request_context
+
+
+def _function_tools(
+    tool_defs: Sequence[ToolDefinition], schemas: Sequence[dict[str, Any]]
+) -> list[ToolDefinition]:
+    """The tool definitions a handler's tool list keeps, in its order, with its descriptions
+    and schemas. A tool the agent does not have cannot be offered: the agent could not run
+    it."""
+    by_name = {tool_def.name: tool_def for tool_def in tool_defs}
+    kept: list[ToolDefinition] = []
+    for schema in schemas:
+        function = schema.get("function", schema)
+        name = function.get("name")
+        tool_def = by_name.get(name) if isinstance(name, str) else None
+        if tool_def is None:
+            raise UnsupportedReturnError(
+                "pre_request",
+                "request",
+                FRAMEWORK,
+                f"the request offers a tool {name!r} the agent does not have, so it could "
+                "not run it",
+            )
+        if tool_schema(tool_def) != schema:
+            tool_def = dataclasses.replace(
+                tool_def,
+                description=function.get("description") or None,
+                parameters_json_schema=function.get("parameters", tool_def.parameters_json_schema),
+            )
+        kept.append(tool_def)
+    return kept
 
 
 def _instruction_parts(parameters: ModelRequestParameters, system: str | None) -> list[Any] | None:
