@@ -11,6 +11,7 @@ from agenthooks_limits import (
     Cap,
     Limits,
     LimitsConfigError,
+    LimitsSettings,
     Price,
     RateLimit,
     Step,
@@ -29,6 +30,7 @@ from agenthooks import (
     tool,
 )
 from agenthooks.plugins import PluginError
+from agenthooks.testing import assert_option_error
 
 
 def error_of(text: str) -> str:
@@ -251,3 +253,25 @@ def test_a_missing_limits_file_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(LimitsConfigError) as info:
         load_limits(tmp_path / "nope.toml")
     assert str(info.value) == f"{tmp_path / 'nope.toml'}: limits file not found"
+
+
+async def test_a_mistyped_variable_fails_closed_naming_the_closest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(LIMITS_ENV, raising=False)
+    monkeypatch.setenv("AGENTHOOKS_LIMITS_CONFG", "limits.toml")
+    assert_option_error(
+        LimitsSettings.from_env,
+        key="AGENTHOOKS_LIMITS_CONFG",
+        closest=LIMITS_ENV,
+        source="environment",
+    )
+    bus = HookBus()
+    bus.load_plugins(["limits"])
+    [reported] = bus.plugin_errors
+    assert str(reported.error) == (
+        "environment: AGENTHOOKS_LIMITS_CONFG: unknown option; did you mean "
+        "'AGENTHOOKS_LIMITS_CONFIG'?"
+    )
+    response = await Agent("a", provider=ScriptedProvider(["never"]), bus=bus).chat("hi")
+    assert response.finish_reason == "denied"

@@ -7,14 +7,15 @@ model for the next turn), ``deny`` (the tool call is refused with a reason the m
 ``usage.cost`` when the provider does not.
 
 ``bus.use(Limits(max_turns=10, max_cost=Cap(0.50, ladder={0.8: "warn", 1.0: "stop"})))``, or
-install the distribution and set ``AGENTHOOKS_LIMITS_CONFIG`` to a TOML file.
+install the distribution and set ``AGENTHOOKS_LIMITS_CONFIG`` to a TOML file
+(``Limits.from_env()``, what the ``limits`` entry point loads).
 """
 
 from .caps import ACTIONS, Action, Cap, Price, RateLimit, Step
-from .config import LIMITS_ENV, limits_from_env, load_limits, parse_limits
-from .errors import LimitsConfigError
+from .config import limits_from_env, load_limits, parse_limits
 from .plugin import DEFAULT_DENY_MESSAGE, Limits
 from .redis_store import RedisStore
+from .settings import LIMITS_ENV, LimitsConfigError, LimitsSettings
 from .state import Breach
 from .store import Check, LimitsStore, MemoryStore
 
@@ -30,6 +31,7 @@ __all__ = [
     "Check",
     "Limits",
     "LimitsConfigError",
+    "LimitsSettings",
     "LimitsStore",
     "MemoryStore",
     "Price",

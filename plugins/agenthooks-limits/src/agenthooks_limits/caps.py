@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from .errors import LimitsConfigError
+from .settings import LimitsConfigError
 
 Action: TypeAlias = Literal["warn", "downgrade", "deny", "stop"]
 ACTIONS: tuple[Action, ...] = ("warn", "downgrade", "deny", "stop")

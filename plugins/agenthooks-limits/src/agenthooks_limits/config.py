@@ -15,15 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from .caps import Cap, RateLimit, as_price
-from .errors import LimitsConfigError
+from .settings import LIMITS_ENV, LimitsConfigError, LimitsSettings
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
-
-LIMITS_ENV = "AGENTHOOKS_LIMITS_CONFIG"
-"""The environment variable naming the TOML file ``Limits()`` reads."""
 
 _TOP = (
     "max_turns",
@@ -47,9 +44,13 @@ _POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")
 
 def limits_from_env() -> dict[str, Any] | None:
     """The ``Limits`` arguments in the file ``AGENTHOOKS_LIMITS_CONFIG`` names (None when the
-    variable is unset or empty)."""
-    path = os.environ.get(LIMITS_ENV, "").strip()
-    return load_limits(path) if path else None
+    variable is unset or empty).
+
+    Raises:
+        LimitsConfigError: The variable is bad or unknown, or the file does not load.
+    """
+    path = LimitsSettings.read().config
+    return load_limits(path) if path is not None else None
 
 
 def load_limits(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from agenthooks import Deny, StopRun
 from agenthooks.plugins import PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
-from .errors import LimitsConfigError
+from .settings import LIMITS_ENV, LimitsConfigError
 from .state import Breach, RunState, reached, worst
 from .store import Check, LimitsStore, MemoryStore
 
@@ -81,7 +81,8 @@ class Limits:
     - ``store``: where the counters live (``MemoryStore`` by default, or ``RedisStore``).
 
     ``Limits()`` without limits reads the TOML file named by ``AGENTHOOKS_LIMITS_CONFIG``
-    (how the ``limits`` entry point loads it; ``from_env=True/False`` forces either way); no
+    (as ``Limits.from_env()``, what the ``limits`` entry point loads, does;
+    ``from_env=True/False`` forces either way); no
     variable means no limits. A file that does not load denies every run with the error as
     the reason (fail closed).
 
@@ -209,6 +210,14 @@ class Limits:
         self._runs: dict[str, RunState] = {}
         self._unpriced: set[str] = set()
 
+    @classmethod
+    def from_env(cls) -> Limits:
+        """The limits in the TOML file ``AGENTHOOKS_LIMITS_CONFIG`` names (the ``limits`` entry
+        point builds the plugin so); no variable means no limits. A file that does not load,
+        or a bad variable, denies every run with the error as the reason (fail closed).
+        """
+        return cls(from_env=True)
+
     @staticmethod
     def _budget(budget: Mapping[str, Any] | None) -> dict[str, Any]:
         if budget is None:
@@ -231,7 +240,7 @@ class Limits:
                     for tool, cap in value.items()
                 }
             else:
-                default = "deny" if name == "max_tool_calls" else "stop"
+                default: Action = "deny" if name == "max_tool_calls" else "stop"
                 out[name] = as_cap(value, default, f"budget.{name}")
         return out
 
@@ -298,8 +307,6 @@ class Limits:
             bus.on("on_chat_end", self._forget)
 
     def _lock_down(self, bus: HookBus, error: LimitsConfigError) -> None:
-        from .config import LIMITS_ENV
-
         reason = (
             f"agenthooks-limits: the limits named by {LIMITS_ENV} are invalid, so every "
             f"run is denied until they are fixed: {error}"

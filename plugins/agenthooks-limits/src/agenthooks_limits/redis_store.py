@@ -9,9 +9,9 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from agenthooks.loop_clients import LoopClients
+from agenthooks.plugins import LoopClients
 
-from .errors import LimitsConfigError
+from .settings import LimitsConfigError
 from .store import Check
 
 COUNT = """
