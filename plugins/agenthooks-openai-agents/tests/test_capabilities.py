@@ -276,6 +276,38 @@ async def tool_result_deny(bus: HookBus) -> None:
     assert tool_outputs(model, 1)["call_2"] == "withheld"
 
 
+async def _terminated(bus: HookBus) -> tuple[Any, ScriptedModel]:
+    agent, model = scripted_agent(
+        [
+            [
+                assistant_message("Working on it."),
+                function_call("broken", {"path": "/b"}, call_id="c1"),
+                function_call("read_file", {"path": "/a"}, call_id="c2"),
+            ],
+            [assistant_message("never asked")],
+        ],
+        tools=[broken, read_file],
+    )
+    result = await AgentHooksRunner(bus).run(agent, "go")
+    return result, model
+
+
+async def tool_result_terminate(bus: HookBus) -> None:
+    recorder = Recorder(bus, iter(["on_chat_done", "prepare_next_turn"]))
+    bus.on("on_tool_call_result", lambda ctx: {"terminate": True})
+    bus.on("on_tool_call_error", lambda ctx: {"terminate": True})
+    result, model = await _terminated(bus)
+    assert (result.final_output, len(model.calls)) == ("Working on it.", 1)
+    assert recorder.of("on_chat_done")[0].response.finish_reason == "terminated"
+    assert recorder.names == ["on_chat_done"]
+
+
+async def tool_error_terminate(bus: HookBus) -> None:
+    bus.on("on_tool_call_error", lambda ctx: {"terminate": True})
+    result, model = await _terminated(bus)  # the read_file call did not ask to stop
+    assert (result.final_output, len(model.calls)) == ("never asked", 2)
+
+
 async def _broken_run(bus: HookBus) -> ScriptedModel:
     agent, model = scripted_agent(
         [[function_call("broken", {"path": "/b"}, call_id="c1")], [assistant_message("ok")]],
@@ -350,6 +382,8 @@ HONOURED: dict[tuple[str, str], Check] = {
     ("on_tool_call_result", "deny"): tool_result_deny,
     ("on_tool_call_error", "result"): tool_error_result,
     ("on_tool_call_error", "error"): tool_error_error,
+    ("on_tool_call_result", "terminate"): tool_result_terminate,
+    ("on_tool_call_error", "terminate"): tool_error_terminate,
     ("prepare_next_turn", "model"): next_turn_model,
     ("prepare_next_turn", "thinking"): next_turn_thinking,
     ("post_agent", "response"): post_agent_response,
@@ -383,8 +417,6 @@ def _unsupported() -> list[tuple[str, str]]:
 UNSUPPORTED: dict[tuple[str, str], tuple[str, Any]] = {
     ("pre_handoff", "deny"): ("pre_handoff", Deny("stay")),
     ("pre_handoff", "ask"): ("pre_handoff", Ask("human?")),
-    ("on_tool_call_result", "terminate"): ("on_tool_call_result", {"terminate": True}),
-    ("on_tool_call_error", "terminate"): ("on_tool_call_error", {"terminate": True}),
     ("prepare_next_turn", "messages"): ("prepare_next_turn", {"messages": []}),
     ("prepare_next_turn", "provider"): ("prepare_next_turn", {"provider": object()}),
 }

@@ -52,8 +52,8 @@ CAPABILITIES = Capabilities(
         "on_response": frozenset({"response", "deny"}),
         "on_model_error": frozenset({"response", "error"}),
         "pre_tool_call": frozenset({"call", "result", "error", "deny", "ask"}),
-        "on_tool_call_result": frozenset({"result", "deny"}),
-        "on_tool_call_error": frozenset({"result", "error"}),
+        "on_tool_call_result": frozenset({"result", "deny", "terminate"}),
+        "on_tool_call_error": frozenset({"result", "error", "terminate"}),
         "prepare_next_turn": frozenset({"model", "thinking"}),
         "post_agent": frozenset({"response", "deny"}),
     },
@@ -80,14 +80,6 @@ CAPABILITIES = Capabilities(
         "prepare_next_turn.provider": (
             "the SDK resolves models through the run's model provider: return a model name "
             "({'model': ...}) it knows"
-        ),
-        "on_tool_call_result.terminate": (
-            "a tool cannot end an Agents SDK run after its batch; use the agent's "
-            "tool_use_behavior (StopAtTools) instead"
-        ),
-        "on_tool_call_error.terminate": (
-            "a tool cannot end an Agents SDK run after its batch; use the agent's "
-            "tool_use_behavior (StopAtTools) instead"
         ),
     },
 )

@@ -109,11 +109,27 @@ class HookedModel(Model):
         if scope.refused is not None:
             raise scope.refused
         run = scope.run
-        if run.iteration is not None and not _BETWEEN_TURNS.isdisjoint(run.bus.listened):
+        if run.iteration is not None and scope.terminating and self._terminated(scope, input):
+            pass  # the batch asked to end the run: no prepare_next_turn, no should_stop
+        elif run.iteration is not None and not _BETWEEN_TURNS.isdisjoint(run.bus.listened):
             await run.loop_end()
             await self._next_turn(scope, input)
         await run.loop_start()
         return run
+
+    def _terminated(self, scope: RunScope, input: str | list[Any]) -> bool:
+        """Whether every call of the last batch returned ``{"terminate": True}``: the run
+        then ends with the batch's assistant text (``finish_reason="terminated"``)."""
+        messages = read_input(input).messages
+        last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+        if last is None or not last.tool_calls:
+            return False
+        if any(call.id not in scope.terminating for call in last.tool_calls):
+            scope.terminating.clear()
+            return False
+        scope.preset = AgentResponse(content=last.content or "", finish_reason="terminated")
+        scope.finish = "terminated"
+        return True
 
     async def _next_turn(self, scope: RunScope, input: str | list[Any]) -> None:
         """``prepare_next_turn``: the next request's model (``{"model"}``, a name the run's
@@ -147,7 +163,7 @@ class HookedModel(Model):
             # a graceful stop: the turn answers with the last assistant text, no model call
             text = None if last is None else messages[last].content
             scope.preset = AgentResponse(content=text or "", finish_reason="stopped")
-            scope.stopped = True
+            scope.finish = "stopped"
 
     def _apply_next_turn(
         self,

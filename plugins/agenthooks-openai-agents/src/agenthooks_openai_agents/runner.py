@@ -16,7 +16,7 @@ from agents.stream_events import StreamEvent
 from agenthooks import AgentResponse, Deny, HookBus, StopRun
 from agenthooks.bridges import BridgeRun, RunDenied
 from agenthooks.events import PreAgentContext, RunResumedContext, StopContext
-from agenthooks.messages import ChatMessage, FinishReason, PendingCall
+from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
 from .cloning import Cloner, HookedProvider, hooked, model_name
@@ -177,7 +177,7 @@ class AgentHooksRunner:
             await run.done(run.denied_response(scope.denied))
             return
         output = result.final_output
-        finish: FinishReason = "stopped" if scope.stopped else "stop"
+        finish = scope.finish
         if not scope.answered and "post_agent" in run.bus.listened:
             # the answer is a tool's output (tool_use_behavior): its verdict comes now
             answer = AgentResponse(

@@ -17,7 +17,7 @@ from agents.models.interface import ModelProvider
 
 from agenthooks import AgentResponse, Deny
 from agenthooks.bridges import BridgeRun, ToolOutcome
-from agenthooks.messages import PendingCall, ToolCall
+from agenthooks.messages import FinishReason, PendingCall, ToolCall
 
 
 @dataclass(eq=False)
@@ -47,8 +47,11 @@ class RunScope:
     preset: AgentResponse | None = None
     """The answer a ``pre_agent`` handler gave: the agent's first turn says it, no model is
     called."""
-    stopped: bool = False
-    """A ``should_stop`` handler stopped the run gracefully (``finish_reason="stopped"``)."""
+    finish: FinishReason = "stop"
+    """How the run ended: ``stopped`` by ``should_stop``, ``terminated`` by a batch whose
+    calls all returned ``{"terminate": True}``."""
+    terminating: set[str] = field(default_factory=set)
+    """The calls whose outcome asked to end the run after their batch."""
     denied: Deny | None = None
     """The ``Deny`` that ended the run inside the SDK (its reason is the answer)."""
     answered: bool = False

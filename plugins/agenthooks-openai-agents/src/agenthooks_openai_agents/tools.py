@@ -269,6 +269,7 @@ class HookedTool:
             if outcome.terminate:
                 event = "on_tool_call_error" if outcome.is_error else "on_tool_call_result"
                 CAPABILITIES.require(event, "terminate")
+                scope.terminating.add(call_id)  # the next turn ends the run, if all agree
         except Exception as exc:
             # what the hook layer raises is ours (a hook's error, a return the SDK cannot
             # carry out): the tool's own errors come back in the outcome
