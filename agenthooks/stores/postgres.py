@@ -96,6 +96,19 @@ class PostgresStore(SQLStore):
                 "'agenthooks[postgres]'",
                 store=repr(self),
             ) from None
+        if self._pool is None:
+            # the first connection is made here, once: a server that does not answer at all
+            # (a wrong host, port, database or password) fails now, not after ``timeout``
+            # of the retries meant for a server that went away
+            try:
+                first = await psycopg.AsyncConnection.connect(
+                    self.dsn, connect_timeout=max(1, int(self.timeout))
+                )
+            except psycopg.Error as exc:
+                raise StoreError(
+                    f"{self!r}: cannot connect: {self.describe(exc)}", store=repr(self)
+                ) from exc
+            await first.close()
         # a pool lives on the loop that opened it (its workers are that loop's tasks): a
         # store used from another loop (one asyncio.run after another) opens its own
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(

@@ -134,3 +134,20 @@ async def test_a_resume_that_lost_names_the_run_and_the_claim_that_won(tmp_path:
     leave.set()
     assert (await first).content == "Refunded."
     await store.aclose()
+
+
+async def test_a_postgres_server_that_does_not_answer_fails_at_once_naming_the_store() -> None:
+    pytest.importorskip("psycopg_pool")
+    from agenthooks.stores import PostgresStore
+
+    store = PostgresStore("postgresql://postgres@127.0.0.1:1/test")  # nothing listens there
+    started = time.monotonic()
+    with pytest.raises(StoreError) as info:
+        await store.get("s")
+    assert time.monotonic() - started < 10  # not the timeout (30 s) of a server gone away
+    assert str(info.value).startswith(
+        "PostgresStore('postgresql://postgres@127.0.0.1:1/test'): cannot connect: "
+        "OperationalError: connection failed:"
+    )
+    assert info.value.store == repr(store)
+    await store.aclose()
