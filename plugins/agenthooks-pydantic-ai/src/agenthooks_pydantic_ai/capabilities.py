@@ -67,8 +67,27 @@ CAPABILITIES = Capabilities(
             "a Pydantic AI agent chooses the next turn's model, provider, thinking and "
             "history itself (model selectors, capabilities), not from a hook's return"
         ),
+        "pre_agent.response": (
+            "an answer given in the agent's place is its output only where the output may be "
+            "text; on a structured output_type it is an UnsupportedReturnError"
+        ),
+        "should_stop": (
+            "a run stopped between turns answers with the last assistant text, which a "
+            "structured output_type cannot take: there it is an UnsupportedReturnError"
+        ),
+        "pre_request.request": (
+            "a request's model, tool_choice, reasoning_effort and response_format are the "
+            "agent's to choose, and it can run only its own tools"
+        ),
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",
-        "on_stream_chunk": "agent.run_stream() is reported as one model call per turn",
+        "on_subagent_start": (
+            "an agent a tool calls is a run of its own (its parent_run_id is the caller's "
+            "run), not a sub-agent step of the calling run"
+        ),
+        "on_stream_chunk": (
+            "agent.run_stream() is reported as one model request per turn; its text reaches "
+            "the caller before on_response and post_agent"
+        ),
     },
 )
 
