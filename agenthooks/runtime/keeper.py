@@ -196,10 +196,7 @@ class Keeper:
         run's final ``on_event`` count; returns the paused run as stored."""
         await self.stop()
         if self.failed is not None:
-            # in memory the run ends with messages the store never took (the calls it cut
-            # short): the session reads its history again from the store
-            history.clear()
-            return await self.recover()
+            return await self.recover(history)
         paused = self.paused
         if paused is not None:
             paused = paused.model_copy(update={"records": RECORD_COUNTS.get(run.run_id, 0)})
@@ -211,23 +208,26 @@ class Keeper:
                 )
             except StoreError as exc:
                 self.failed = exc
-                history.clear()
-                await self.recover()
+                await self.recover(history)
                 raise
             self.stored = len(history)
         return paused
 
-    async def recover(self) -> PausedRun | None:
+    async def recover(self, history: list[ChatMessage]) -> PausedRun | None:
         """After a store failure: store the recovery of what the store holds (see the
-        module's docstring); returns the paused run it left, if any. Never raises: when the
-        store cannot take it, the claim expires and the next reader recovers the session."""
+        module's docstring) and make ``history`` (the session's, which in memory ends with
+        messages the store never took) what the store holds; returns the paused run it
+        left, if any. Never raises: when the store cannot take it, ``history`` is emptied (the
+        session reads it again), the claim expires and the next reader recovers the session."""
+        history.clear()
         try:
             row = await self.store.get(self.session_id)
             if row is None or row.status != "running" or row.owner != self.owner:
                 return None  # nothing of ours to recover (released, or taken over)
-            history = await self.store.history(self.session_id)
-            state = recovered(row, history, self.agent, STORE_FAILED)
+            stored = await self.store.history(self.session_id)
+            state = recovered(row, stored, self.agent, STORE_FAILED)
             if await self.store.reset(self.session_id, row.version, state):
+                history.extend(stored)
                 return state.paused
         except (StoreError, ResumeError) as exc:
             log.warning(

@@ -9,6 +9,8 @@ import asyncio
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,9 @@ from agenthooks import (
     ToolCall,
     tool,
 )
+from agenthooks.messages import ProviderRequest
 from agenthooks.stores import SQLiteStore, open_store
+from agenthooks.stores.sql import Tx
 
 SLACK = 0.6  # seconds an operation may take beyond its timeout on a loaded machine
 
@@ -150,4 +154,76 @@ async def test_a_postgres_server_that_does_not_answer_fails_at_once_naming_the_s
         "OperationalError: connection failed:"
     )
     assert info.value.store == repr(store)
+    await store.aclose()
+
+
+class _LockedAt(SQLiteStore):
+    """A SQLiteStore whose file another writer holds when its ``cut``-th write starts."""
+
+    cut = 0
+    writes = 0
+
+    @asynccontextmanager
+    async def transaction(self, write: bool = True) -> AsyncIterator[Tx]:
+        if write:
+            self.writes += 1
+        if not write or self.writes != self.cut:
+            async with super().transaction(write) as tx:
+                yield tx
+            return
+        held, release = threading.Event(), threading.Event()
+        holder = threading.Thread(target=_hold, args=(self.path, held, release))
+        holder.start()
+        held.wait()
+        try:
+            async with super().transaction(write) as tx:
+                yield tx
+        finally:
+            release.set()
+            holder.join()
+
+
+async def test_a_store_failure_before_an_approved_call_leaves_it_pending_and_approved(
+    tmp_path: Path,
+) -> None:
+    store = _LockedAt(tmp_path / "sessions.db", timeout=0.2)
+    ran: list[int] = []
+    requests: list[list[str]] = []
+
+    @tool
+    def refund(order: int) -> str:
+        """Refund an order."""
+        ran.append(order)
+        return "refunded"
+
+    def answer(request: ProviderRequest) -> ProviderResponse | str:
+        requests.append([m.content or "" for m in request.messages if m.role == "tool"])
+        if request.messages[-1].role == "user":
+            return ProviderResponse(
+                tool_calls=[ToolCall(id="c1", name="refund", arguments={"order": 7})]
+            )
+        return "Refunded."
+
+    def agent() -> Agent:
+        built = Agent("support", provider=ScriptedProvider(answer), tools=[refund])
+        built.on("pre_tool_call", lambda ctx: Ask("a manager decides"))
+        return built
+
+    assert (await Session(agent(), store=store, session_id="t").chat("Refund 7")).pending
+    store.writes, store.cut = 0, 3  # the resume's claim, its answers, then the call's start
+    session = Session(agent(), store=store, session_id="t")
+    ends: list[str] = []
+    session.agent.on("on_chat_error", lambda ctx: ends.append(type(ctx.error).__name__))
+    with pytest.raises(StoreError) as info:
+        await session.resume({"c1": Approve()})
+    assert "before call 'c1' (refund) ran: it did not run" in str(info.value)
+    assert ends == ["StoreError"] and ran == []
+    assert [p.call_id for p in session.pending] == ["c1"]
+    assert session.history == await store.history("t")  # what the store holds, no more
+    row = await store.get("t")
+    assert row is not None and row.status == "paused" and row.paused is not None
+    assert row.paused.answers["c1"].approved
+    done = await Session(agent(), store=store, session_id="t").resume()  # the approval stands
+    assert (done.content, ran) == ("Refunded.", [7])
+    assert all("StoreError" not in t and "locked" not in t for r in requests for t in r)
     await store.aclose()
