@@ -6,6 +6,10 @@ as possible.
 ``committed`` right after a call's tool message is in history (its result is then stored),
 ``pausing`` before ``on_chat_paused`` (the paused state is stored first). A run without a
 journal (an in-memory conversation) pays nothing for it.
+
+A write that fails raises ``StoreError``: our own failure, never the tool's outcome
+(``errors.ends_run``), so the run ends with it: ``starting`` fails before the tool runs,
+``pausing`` before anyone hears of the pause (the run then ends with the error, not paused).
 """
 
 from __future__ import annotations
