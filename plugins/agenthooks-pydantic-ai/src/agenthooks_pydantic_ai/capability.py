@@ -123,9 +123,9 @@ class _RunHooks(AgentHooksCapability):
         self.prompt = ""
         self.rewritten_prompt: str | list[Any] | None = None
         self.instead: AgentResponse | None = None
+        """The answer a ``pre_agent`` handler gave in the agent's place."""
         self.stopped: str | None = None
         """Set when ``should_stop`` ended the run: its answer."""
-        """The answer a ``pre_agent`` handler gave in the agent's place."""
         self.held: ChatMessage | None = None
         """The last assistant message without tool calls: announced (``on_message``) after
         ``post_agent`` when it is the answer, at the next turn when it is not."""
