@@ -207,11 +207,10 @@ class BridgeRun:
                 stream=False,
                 chunks_sent=0,
             )
-            # the model calls of one run are sequential: holding the lock across the call
-            # keeps its handlers apart from any other handler of the run
-            async with self.serial:
-                inner = stack.compose(model_endpoint) if stack else model_endpoint
-                result = await self._model_hooks.wrap(ctx, inner)
+            # not under the run's lock: the model calls of one run are sequential, and the
+            # stream events of a call in flight fire through ``fire`` (which takes the lock)
+            inner = stack.compose(model_endpoint) if stack else model_endpoint
+            result = await self._model_hooks.wrap(ctx, inner)
             if ctx.short_circuit == "response":
                 self.capabilities.require("pre_request", "response")
             if ctx.request is not request:

@@ -538,3 +538,23 @@ async def test_on_chat_end_comes_even_when_a_terminal_handler_raises() -> None:
             await run.done(AgentResponse(content="ok"))
     # the raising handler's own record is not written (its chain did not finish)
     assert seen == ["on_chat_end"]
+
+
+async def test_stream_events_of_a_model_call_in_flight_fire_through_the_run() -> None:
+    from agenthooks import StreamChunkContext
+
+    bus = HookBus()
+    chunks: list[str] = []
+    bus.on("on_stream_chunk", lambda ctx: chunks.append(ctx.delta))
+    bus.on("pre_request", lambda ctx: None)
+    async with BridgeRun(bus, EVERYTHING, agent="a") as run:
+
+        async def streaming(request: ProviderRequest) -> ProviderResponse:
+            for word in ("hel", "lo"):
+                await run.fire("on_stream_chunk", StreamChunkContext, delta=word)
+            return ProviderResponse(content="hello")
+
+        answer = await asyncio.wait_for(run.model_call(ProviderRequest(), streaming), 5)
+        assert isinstance(answer, ProviderResponse) and answer.content == "hello"
+        await run.done(AgentResponse(content="hello"))
+    assert chunks == ["hel", "lo"]
