@@ -6,15 +6,15 @@ provider requests and responses, and checks on the user message. Every check reg
 guard: it runs last, is never skipped, and fails closed.
 
 ``bus.use(Guard(policy))``, or install the distribution and set ``AGENTHOOKS_GUARD_POLICY``
-to a TOML policy file: ``HookBus(plugins="auto")`` then loads it.
+to a TOML policy file: ``HookBus(plugins="auto")`` then loads ``Guard.from_env()``.
 """
 
-from .conditions import OPERATORS, Condition
-from .config import POLICY_ENV, load_policy, parse_policy, policy_from_env, policy_from_mapping
-from .errors import GuardConfigError, PolicyEvaluationError
+from .conditions import OPERATORS, Condition, PolicyEvaluationError
+from .config import load_policy, parse_policy, policy_from_env, policy_from_mapping
 from .plugin import Guard
 from .policy import ACTIONS, Action, Approver, InputRules, Policy, Rule
 from .redact import BUILTIN_PATTERNS, TARGETS, RedactionPattern, Redactor, luhn_valid
+from .settings import POLICY_ENV, GuardConfigError, GuardSettings
 
 __version__ = "0.1.0"
 
@@ -29,6 +29,7 @@ __all__ = [
     "Condition",
     "Guard",
     "GuardConfigError",
+    "GuardSettings",
     "InputRules",
     "Policy",
     "PolicyEvaluationError",

@@ -27,8 +27,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .errors import PolicyEvaluationError
+from agenthooks import AgentHooksError
+
 from .where import Where, describe
+
+
+class PolicyEvaluationError(AgentHooksError):
+    """A rule could not be evaluated against a call (``args.amount`` is not a number). Raised
+    inside the guard, so the bus counts it as a ``Deny`` with this text: fail closed."""
+
 
 _MISSING = object()
 
@@ -234,4 +241,4 @@ def _condition(path: tuple[str, ...], op: str, operand: Any, where: Where) -> Co
     return Condition(path, op, operand)
 
 
-__all__ = ["OPERATORS", "Condition", "compile_conditions", "plain"]
+__all__ = ["OPERATORS", "Condition", "PolicyEvaluationError", "compile_conditions", "plain"]

@@ -14,18 +14,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import GuardConfigError
 from .policy import DEFAULT_ASK_TIMEOUT, Approver, InputRules, Policy, Rule
 from .redact import BUILTIN_PATTERNS, TARGETS, RedactionPattern, Redactor
+from .settings import GuardConfigError, GuardSettings
 from .where import Where, describe
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
-
-POLICY_ENV = "AGENTHOOKS_GUARD_POLICY"
-"""The environment variable naming the policy file ``Guard()`` reads."""
 
 _TOP = ("default", "ask", "ask_timeout", "approver", "rules", "input", "redact")
 _RULE = ("name", "tool", "action", "reason", "args", "timeout")
@@ -75,9 +72,13 @@ def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
 
 def policy_from_env() -> Policy:
     """The policy in the file ``AGENTHOOKS_GUARD_POLICY`` names, or ``Policy()`` (allow
-    everything, redact nothing) when it is unset or empty."""
-    path = os.environ.get(POLICY_ENV, "").strip()
-    return load_policy(path) if path else Policy()
+    everything, redact nothing) when it is unset or empty.
+
+    Raises:
+        GuardConfigError: The variable is bad or unknown, or the policy does not load.
+    """
+    path = GuardSettings.read().policy
+    return load_policy(path) if path is not None else Policy()
 
 
 def policy_from_mapping(data: Mapping[str, Any], *, source: str | None = None) -> Policy:
@@ -204,4 +205,4 @@ def _redact(data: Any, where: Where) -> Redactor:
         raise where.child(exc.key or "replacement").error(exc.problem) from None
 
 
-__all__ = ["POLICY_ENV", "load_policy", "parse_policy", "policy_from_env", "policy_from_mapping"]
+__all__ = ["load_policy", "parse_policy", "policy_from_env", "policy_from_mapping"]

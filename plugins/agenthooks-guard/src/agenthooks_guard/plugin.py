@@ -18,11 +18,11 @@ from agenthooks.errors import ToolValidationError
 from agenthooks.plugins import PluginError
 
 from .conditions import plain
-from .config import POLICY_ENV, load_policy, parse_policy, policy_from_env
-from .errors import GuardConfigError
+from .config import load_policy, parse_policy, policy_from_env
 from .names import RuleNames
 from .outputs import RedactionHooks
 from .policy import Approver, Policy, Rule
+from .settings import POLICY_ENV, GuardConfigError
 
 if TYPE_CHECKING:
     import os
@@ -43,7 +43,7 @@ class Guard:
     """A policy guard for an agenthooks bus: ``bus.use(Guard(policy, approver=...))``.
 
     ``Guard()`` without a policy reads the TOML file named by ``AGENTHOOKS_GUARD_POLICY``
-    (how the ``guard`` entry point loads it); no variable means a guard that allows
+    (as ``Guard.from_env()``, what the ``guard`` entry point loads, does); no variable means a guard that allows
     everything and redacts nothing. A policy file that does not load never fails open: the
     guard then denies every run and every tool call with the configuration error as the
     reason, logs it, and adds it to ``bus.plugin_errors``. (``load_policy`` raises the same
@@ -72,6 +72,14 @@ class Guard:
         self.approver = approver if approver is not None else policy.approver
         self.rule_names = RuleNames(policy)
         """Reports, once, the rules whose ``tool`` names no tool the agents offer."""
+
+    @classmethod
+    def from_env(cls, *, approver: Approver | None = None, name: str = "guard") -> Guard:
+        """The guard for the TOML policy file ``AGENTHOOKS_GUARD_POLICY`` names (the ``guard``
+        entry point builds it so); no variable: a guard that allows everything. A policy that
+        does not load, or a bad variable, makes a guard that denies every run with the error
+        as the reason (fail closed)."""
+        return cls(approver=approver, name=name)
 
     @classmethod
     def from_file(

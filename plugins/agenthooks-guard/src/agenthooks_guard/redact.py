@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .errors import GuardConfigError
+from .settings import GuardConfigError
 
 TARGETS = ("tool_results", "requests", "responses")
 """Where a ``Redactor`` can apply: tool results (``on_tool_call_result``), the messages of

@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import GuardConfigError
+from .settings import GuardConfigError
 
 
 @dataclass(frozen=True)
