@@ -17,7 +17,7 @@ from agenthooks_redis import RedisEventPublisher
 from agents import function_tool
 from agents.testing import ModelStep, assistant_message, function_call
 from agents.usage import Usage as SDKUsage
-from conftest import USER, Recorder, read_file, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, read_file, scripted_agent, tool_outputs
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter

@@ -7,7 +7,7 @@ from typing import Any
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Agent, RunConfig, RunHooks
 from agents.testing import ScriptedModel, assistant_message
-from conftest import USER, Recorder, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, scripted_agent, tool_outputs
 
 from agenthooks import HookBus
 from agenthooks.messages import ChatMessage, ToolCall

@@ -11,7 +11,7 @@ from agenthooks_openai_agents import AgentHooksRunner
 from agents import GuardrailFunctionOutput, Runner, function_tool, input_guardrail
 from agents.exceptions import InputGuardrailTripwireTriggered, MaxTurnsExceeded, UserError
 from agents.testing import assistant_message, function_call
-from conftest import USER, Recorder, read_file, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, read_file, scripted_agent, tool_outputs
 
 from agenthooks import HookBus, ProviderResponse
 

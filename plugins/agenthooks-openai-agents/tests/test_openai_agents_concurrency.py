@@ -9,7 +9,7 @@ from typing import Any
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Agent
 from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
-from conftest import Recorder, read_file
+from openai_agents_helpers import Recorder, read_file
 
 from agenthooks import HookBus
 

@@ -9,7 +9,7 @@ import pytest
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Runner, function_tool
 from agents.testing import assistant_message, function_call
-from conftest import USER, Recorder, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, scripted_agent, tool_outputs
 
 from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse
 from agenthooks.bridges import RunDenied

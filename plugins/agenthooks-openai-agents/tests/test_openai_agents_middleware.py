@@ -8,7 +8,7 @@ from agenthooks_openai_agents import AgentHooksRunner
 from agenthooks_retry import RetryMiddleware
 from agents import function_tool
 from agents.testing import assistant_message, function_call
-from conftest import USER, Recorder, read_file, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, read_file, scripted_agent, tool_outputs
 
 from agenthooks import HookBus, Middleware
 from agenthooks.events import PreToolCallContext

@@ -8,7 +8,7 @@ from typing import Any
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import function_tool
 from agents.testing import assistant_message, function_call
-from conftest import USER, Recorder, model_saw, read_file, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, model_saw, read_file, scripted_agent, tool_outputs
 
 from agenthooks import HookBus, ProviderResponse, ToolCall
 from agenthooks.messages import ChatMessage

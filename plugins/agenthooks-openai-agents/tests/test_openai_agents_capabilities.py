@@ -14,7 +14,7 @@ from agenthooks_openai_agents import CAPABILITIES, AgentHooksRunner
 from agents import Agent, RunConfig, function_tool
 from agents.models.interface import Model, ModelProvider
 from agents.testing import ScriptedModel, assistant_message, function_call
-from conftest import USER, Recorder, model_saw, read_file, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, model_saw, read_file, scripted_agent, tool_outputs
 
 from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
 from agenthooks.bridges import ENTRY_POINT_GROUP, RunDenied, UnsupportedReturnError

@@ -6,7 +6,7 @@ from typing import Any
 
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import RunState, function_tool
-from conftest import USER, Recorder, read_file, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, read_file, scripted_agent, tool_outputs
 
 from agenthooks import Ask, HookBus
 from agenthooks.messages import PendingCall

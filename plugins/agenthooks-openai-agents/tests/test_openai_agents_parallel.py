@@ -8,7 +8,7 @@ from typing import Any
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import function_tool
 from agents.testing import assistant_message, function_call
-from conftest import scripted_agent, tool_outputs
+from openai_agents_helpers import scripted_agent, tool_outputs
 
 from agenthooks import HookBus
 

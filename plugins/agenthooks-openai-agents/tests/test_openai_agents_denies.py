@@ -6,7 +6,7 @@ import pytest
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Agent
 from agents.testing import ScriptedModel, assistant_message, function_call
-from conftest import USER, Recorder, read_file, scripted_agent, tool_outputs
+from openai_agents_helpers import USER, Recorder, read_file, scripted_agent, tool_outputs
 from pydantic import BaseModel
 
 from agenthooks import Deny, HookBus

@@ -21,9 +21,9 @@ from agents import ModelSettings, Runner
 from agents.items import ModelResponse
 from agents.testing import assistant_message, function_call
 from agents.usage import Usage as SDKUsage
-from conftest import USER, read_file, scripted_agent
 from openai.types.responses import ResponseReasoningItem
 from openai.types.responses.response_reasoning_item import Summary
+from openai_agents_helpers import USER, read_file, scripted_agent
 
 from agenthooks import HookBus
 from agenthooks.messages import ChatMessage, ToolCall, Usage
