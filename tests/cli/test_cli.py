@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tools_support import SCRIPT, deterministic, record_scenario, run_cli, write_jsonl
+from cli_support import SCRIPT, run_cli
+from record_support import SCENARIO_TREE, deterministic, record_scenario, write_jsonl
 
 from agenthooks.events import CATALOG
 from agenthooks.trace import load_recording
@@ -308,8 +309,6 @@ def test_disabled_plugins_are_listed_as_disabled_and_not_loaded(site: Path) -> N
 
 
 def test_trace_prints_the_tree(recording: Path) -> None:
-    from test_tools_trace import SCENARIO_TREE
-
     result = run_cli("trace", str(recording))
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == SCENARIO_TREE

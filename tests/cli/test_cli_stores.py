@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-from tools_support import SCRIPT, run_cli
+from cli_support import SCRIPT, run_cli
 
 from agenthooks import Agent, ScriptedProvider, Session
 from agenthooks.stores import SQLiteStore

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tools_support import deterministic, record_scenario, write_jsonl
+from record_support import SCENARIO_TREE, deterministic, record_scenario, write_jsonl
 
 from agenthooks import Agent, Deny, ProviderResponse, ScriptedProvider, ToolCall, tool
 from agenthooks.record import Recorder
@@ -24,29 +24,6 @@ from agenthooks.trace import (
     render_tree,
 )
 from agenthooks.trace.text import format_duration
-
-SCENARIO_TREE = """\
-agent support  78 ms  tokens 182 in / 44 out  → stop
-├─ turn 0  14 ms
-│  ├─ model call demo-model  1.0 ms  tokens 30 in / 12 out  → tools: search, delete_file, flaky_api
-│  ├─ tool search({"query": "hooks"})  3.0 ms  → 3 hits for hooks
-│  ├─ tool delete_file({"path": "/etc"})  0.0 ms  DENIED: file deletion is disabled
-│  └─ tool flaky_api()  5.0 ms  ERROR: ConnectionError: upstream returned 503
-├─ turn 1  9.0 ms
-│  ├─ model call demo-model  2.0 ms  RECOVERED: ConnectionError: model overloaded
-│  └─ tool search({"query": "retry"})  1.0 ms  → 3 hits for retry
-├─ turn 2  34 ms
-│  ├─ model call demo-model  1.0 ms  tokens 50 in / 9 out  → tools: researcher
-│  └─ tool researcher({"task": "explain hooks"})  27 ms  → Hooks fire at every lifecycle point.
-│     └─ agent researcher  23 ms  tokens 32 in / 12 out  → stop
-│        ├─ turn 0  8.0 ms
-│        │  ├─ model call  1.0 ms  tokens 12 in / 4 out  → tools: lookup
-│        │  └─ tool lookup({"topic": "hooks"})  1.0 ms  → notes on hooks
-│        └─ turn 1  4.0 ms
-│           └─ model call  1.0 ms  tokens 20 in / 8 out  → 'Hooks fire at every lifecycle point.'
-└─ turn 3  4.0 ms
-   └─ model call demo-model  1.0 ms  tokens 70 in / 11 out  → 'Hooks let you observe and change every step.'
-"""
 
 
 @pytest.fixture(scope="module")

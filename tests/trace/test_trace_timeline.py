@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tools_support import REPO, chromium, png_pixels, record_scenario, run_cli, write_jsonl
+from cli_support import run_cli
+from record_support import record_scenario, write_jsonl
+from trace_support import REPO, chromium, png_pixels
 
 from agenthooks.trace import build_trace, load_recording, page_data
 

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tools_support import record_scenario, scenario
+from record_support import record_scenario, scenario
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, ToolCall, tool
-from agenthooks._construct import build
 from agenthooks.events import EventRecord
 from agenthooks.record import RECORD_FIELDS, Recorder, reachable_buses, to_jsonable
 
@@ -239,7 +238,7 @@ def test_threads_writing_at_once_never_interleave_a_line(tmp_path: Path) -> None
     def write_many(n: int) -> None:
         for i in range(300):
             recorder.write(
-                build(EventRecord, type="on_message", run_id=f"t{n}", output=payload, iteration=i)
+                EventRecord(type="on_message", run_id=f"t{n}", output=payload, iteration=i)
             )
 
     threads = [threading.Thread(target=write_many, args=(n,)) for n in range(8)]
