@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 
-from agenthooks import Middleware
-from agenthooks.middleware import CallNext
+from agenthooks import CallNext, Middleware
 
 from .spans import swallowed
 

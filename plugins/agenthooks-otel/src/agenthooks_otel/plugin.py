@@ -40,10 +40,11 @@ from agenthooks.events import (
     ToolErrorContext,
     ToolResultContext,
 )
-from agenthooks.redaction import ExportRedaction
+from agenthooks.plugins import ExportRedaction
 
 from . import attributes as a
 from .middleware import SpanContextMiddleware
+from .settings import OtelSettings
 from .spans import OpenSpan, deny_failure, safe, swallowed
 
 FIRST = 10**9
@@ -72,7 +73,10 @@ class OtelPlugin:
     def __init__(
         self, tracer_provider: TracerProvider | None = None, capture_content: bool = False
     ) -> None:
-        self.capture_content = capture_content
+        options = OtelSettings.of(
+            "OtelPlugin", tracer_provider=tracer_provider, capture_content=capture_content
+        )
+        self.capture_content: bool = options.capture_content
         self._tracer: Tracer = (
             tracer_provider.get_tracer("agenthooks_otel", self.version)
             if tracer_provider is not None
@@ -86,6 +90,16 @@ class OtelPlugin:
         self._delegations: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self.middleware = [SpanContextMiddleware(self)]
         self._redaction = ExportRedaction()
+
+    @classmethod
+    def from_env(cls) -> OtelPlugin:
+        """The plugin the ``AGENTHOOKS_OTEL_*`` variables configure, on the global tracer
+        provider (the ``otel`` entry point builds it so): ``CAPTURE_CONTENT`` (``1`` / ``0``).
+
+        Raises:
+            PluginOptionError: Naming the variable that is unknown or bad.
+        """
+        return cls(capture_content=OtelSettings.from_env().capture_content)
 
     def setup(self, bus: HookBus) -> Callable[[], None]:
         """Follow the redacting plugins that reach the bus's runs; returns the undo."""
