@@ -216,3 +216,35 @@ async def test_a_rewritten_image_prompt_keeps_the_image() -> None:
     [request] = script.requests[0]
     [part] = request.parts
     assert part.content == ["Name the animal.", IMAGE]
+
+
+async def test_with_nobody_listening_the_run_is_the_run_without_the_bridge() -> None:
+    plain_script, bridged_script = (
+        Script([("look", {"x": 1}, "c1")], "ok"),
+        Script([("look", {"x": 1}, "c1")], "ok"),
+    )
+    bus = HookBus()
+    plain = Agent(plain_script.model)
+    bridged = Agent(bridged_script.model, capabilities=[AgentHooksCapability(bus)])
+    for agent in (plain, bridged):
+
+        @agent.tool_plain
+        def look(x: int) -> str:
+            return f"looked at {x}"
+
+    first = await plain.run("go")
+    second = await bridged.run("go")
+
+    def shape(messages: list[Any]) -> list[Any]:
+        return [
+            [(type(p).__name__, getattr(p, "content", None)) for p in m.parts] for m in messages
+        ]
+
+    assert shape(bridged_script.requests[1]) == shape(plain_script.requests[1])
+    assert shape(second.all_messages()) == shape(first.all_messages())
+    # a handler registered later applies from the next run on
+    seen: list[str] = []
+    bus.on("pre_tool_call", lambda ctx: seen.append(ctx.call.id))
+    bridged_script.steps = [[("look", {"x": 2}, "c2")], "ok"]
+    await bridged.run("again")
+    assert seen == ["c2"]
