@@ -1,6 +1,6 @@
 """AnthropicProvider failures against a real loopback server: every one a typed
 ``ProviderError`` with the status and the raw body, one request per failure (the provider
-never retries), and the retry plugin treating them as it treats the OpenAI provider's."""
+never retries; the retry plugin's handling of them is tested in its own distribution)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from agenthooks_retry import RetryMiddleware, is_transient, retry_after
 from anthropic_server import (
     AnthropicServer,
     error_body,
@@ -21,16 +20,13 @@ from anthropic_server import (
     message,
     message_reply,
     sse,
-    stream_reply,
     text,
     wire,
 )
 from wire_server import Reply, hang, raw_reply
 
 from agenthooks import (
-    Agent,
     AnthropicProvider,
-    HookBus,
     ProviderConnectionError,
     ProviderError,
     ProviderHTTPError,
@@ -122,11 +118,10 @@ async def test_http_errors_are_typed_with_status_body_headers_and_retryability(
     assert (error.status, error.error_type, error.retryable) == (status, kind, retryable)
     assert error.raw == wire(error_body(kind, text_)).encode()
     assert error.headers["request-id"] == "req_test"
-    assert is_transient(error) is retryable
     assert len(server.received) == 1  # the provider never retries
 
 
-async def test_retry_after_reaches_the_retry_plugin(
+async def test_retry_after_is_kept_in_the_error_headers(
     server: AnthropicServer, provider: AnthropicProvider
 ) -> None:
     server.reply(error_reply(429, "rate_limit_error", "slow down", headers={"Retry-After": "7"}))
@@ -135,7 +130,7 @@ async def test_retry_after_reaches_the_retry_plugin(
         await complete(provider)
 
     assert caught.value.headers["retry-after"] == "7"
-    assert retry_after(caught.value) == 7.0
+    assert caught.value.retryable is True
 
 
 async def test_an_error_body_that_is_not_json_is_kept_raw(
@@ -303,69 +298,6 @@ async def test_a_refused_connection() -> None:
         f"anthropic (POST http://127.0.0.1:{port}/v1/messages): could not connect ("
     )
     assert caught.value.retryable is True
-
-
-# ------------------------------------------------------------------- with the retry plugin
-
-
-def retrying_agent(provider: AnthropicProvider, waits: list[float]) -> Agent:
-    async def sleep(seconds: float) -> None:
-        waits.append(seconds)
-
-    bus = HookBus()
-    bus.use(RetryMiddleware(attempts=3, initial=5.0, max_backoff=8.0, jitter=0.0, sleep=sleep))
-    return Agent("claude", provider=provider, bus=bus)
-
-
-async def test_the_retry_plugin_retries_429_after_retry_after_and_529_with_backoff(
-    server: AnthropicServer, provider: AnthropicProvider
-) -> None:
-    server.reply(
-        error_reply(429, "rate_limit_error", "slow down", headers={"retry-after": "2"}),
-        error_reply(529, "overloaded_error", "Overloaded"),
-        message_reply(message(text("made it"))),
-    )
-    waits: list[float] = []
-
-    response = await asyncio.wait_for(retrying_agent(provider, waits).chat("hi"), GUARD)
-
-    assert response.content == "made it"
-    assert waits == [2.0, 8.0]  # Retry-After honoured, then the backoff (5 * 2, capped at 8)
-    assert len(server.received) == 3
-
-
-async def test_the_retry_plugin_retries_an_overloaded_stream_that_sent_no_text(
-    server: AnthropicServer, provider: AnthropicProvider
-) -> None:
-    failure = error_body("overloaded_error", "Overloaded")
-    server.reply(sse([*opening_events(), failure]), stream_reply(message(text("second try"))))
-    waits: list[float] = []
-
-    chunks = [
-        event.text
-        async for event in retrying_agent(provider, waits).chat_stream("hi")
-        if hasattr(event, "text")
-    ]
-
-    assert chunks == ["second ", "try"]
-    assert waits == [5.0]
-    assert len(server.received) == 2
-
-
-async def test_the_retry_plugin_leaves_a_stream_that_already_sent_text(
-    server: AnthropicServer, provider: AnthropicProvider
-) -> None:
-    events = list(events_of(message(text("half an"))))[:5]
-    server.reply(sse([*events, error_body("overloaded_error", "Overloaded")]))
-    waits: list[float] = []
-
-    with pytest.raises(ProviderHTTPError) as caught:
-        async for _ in retrying_agent(provider, waits).chat_stream("hi"):
-            pass
-
-    assert caught.value.error_type == "overloaded_error"
-    assert waits == []
-    assert len(server.received) == 1
 
 
 # ------------------------------------------------------- read as strictly as a message body
