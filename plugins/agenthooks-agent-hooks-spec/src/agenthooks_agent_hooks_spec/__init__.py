@@ -7,7 +7,8 @@ Test Kit drive a real ``agenthooks.Agent``.
 
 from .plugin import FRAMEWORK, AgentHooksSpec
 from .projection import ProjectionError
+from .settings import SpecSettings
 
 __version__ = "0.1.0"
 
-__all__ = ["FRAMEWORK", "AgentHooksSpec", "ProjectionError", "__version__"]
+__all__ = ["FRAMEWORK", "AgentHooksSpec", "ProjectionError", "SpecSettings", "__version__"]

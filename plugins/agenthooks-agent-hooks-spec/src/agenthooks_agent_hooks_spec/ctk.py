@@ -47,7 +47,7 @@ from agenthooks import (
     ToolCall,
 )
 from agenthooks.messages import ProviderRequest
-from agenthooks.tools import serialize_result
+from agenthooks.plugins import serialize_result
 
 from .incremental import EXPOSURE_BOUND
 from .plugin import AgentHooksSpec

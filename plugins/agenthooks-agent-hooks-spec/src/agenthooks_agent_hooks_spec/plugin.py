@@ -60,6 +60,7 @@ from agenthooks.events import (
 
 from . import projection as p
 from .incremental import IncrementalOutput, segment_wire, self_deny
+from .settings import SpecSettings
 
 FRAMEWORK = "agenthooks"
 """``agent.framework`` of every context."""
@@ -112,16 +113,19 @@ class AgentHooksSpec:
         emitter: InterceptionEmitter | None = None,
         incremental_output: bool = False,
     ) -> None:
+        options = SpecSettings.of(
+            "AgentHooksSpec", mode=mode, timeout=timeout, incremental_output=incremental_output
+        )
         named = _named(interceptors)
         if emitter is None:
             emitter = InterceptionEmitter(
-                mode=EnforcementMode(mode),
+                mode=options.mode,
                 resolver=resolver,
-                timeout=timeout,
+                timeout=options.timeout,
                 composition=composition,
             )
         elif (
-            EnforcementMode(mode) is not EnforcementMode.ENFORCE
+            options.mode is not EnforcementMode.ENFORCE
             or composition is not None
             or resolver is not None
             or timeout != DEFAULT_TIMEOUT
@@ -139,11 +143,38 @@ class AgentHooksSpec:
         self._sessions: dict[str, _Session] = {}
         self._run_keys: dict[str, str] = {}  # run id -> key of its session in _sessions
         self._roots: set[str] = set()  # runs whose input, output (and lifecycle) are emitted
-        self.incremental_output = incremental_output
+        self.incremental_output = options.incremental_output
         """Streamed model calls are mediated segment by segment (``incremental.py``)."""
-        self.middleware = [IncrementalOutput(self)] if incremental_output else []
+        self.middleware = [IncrementalOutput(self)] if options.incremental_output else []
         # run id -> the outcome a mediated stream settled, for its on_response
         self._streamed: dict[str, Deny | None] = {}
+
+    @classmethod
+    def from_env(
+        cls,
+        interceptors: Iterable[Interceptor] | Mapping[str, Interceptor] = (),
+        *,
+        composition: CompositionConfig | None = None,
+        resolver: ApprovalResolver | None = None,
+        record_sink: Callable[[InterceptionRecord], None] | None = None,
+    ) -> AgentHooksSpec:
+        """An ``AgentHooksSpec`` of ``interceptors`` whose ``mode``, ``timeout`` and
+        ``incremental_output`` the ``AGENTHOOKS_AGENT_HOOKS_SPEC_*`` variables set (a
+        deployment switching to ``evaluate_only`` without a code change).
+
+        Raises:
+            PluginOptionError: Naming the variable that is unknown or bad.
+        """
+        options = SpecSettings.from_env()
+        return cls(
+            interceptors,
+            mode=options.mode,
+            composition=composition,
+            resolver=resolver,
+            timeout=options.timeout,
+            record_sink=record_sink,
+            incremental_output=options.incremental_output,
+        )
 
     @classmethod
     def from_declaration(
@@ -175,7 +206,8 @@ class AgentHooksSpec:
 
     def setup(self, bus: HookBus) -> None:
         """Register one guard per mapped event (the plugin contract's ``setup(bus)``)."""
-        for event, handler in (
+        # one loop over events of different context types: each handler takes its own
+        handlers: tuple[tuple[str, Callable[[Any], Any]], ...] = (
             ("on_session_start", self._on_session_start),
             ("on_chat_start", self._on_chat_start),
             ("on_user_message", self._on_user_message),
@@ -186,7 +218,8 @@ class AgentHooksSpec:
             ("on_tool_call_error", self._on_tool_error),
             ("on_chat_end", self._on_chat_end),
             ("on_session_close", self._on_session_close),
-        ):
+        )
+        for event, handler in handlers:
             bus.on(event, handler, guard=True)
         if self.incremental_output:
             # post_model_call verdicts gate what a stream releases (§12.1 exception): a guard on

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from agenthooks import ChatMessage, ProviderRequest, ProviderResponse, ToolCall, Usage
 from agenthooks.messages import Role
-from agenthooks.tools import serialize_result
+from agenthooks.plugins import serialize_result
 
 _ROLES: frozenset[str] = frozenset(get_args(Role))
 _MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id", "name", "is_error"})
