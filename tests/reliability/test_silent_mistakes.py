@@ -5,8 +5,6 @@ naming what was wrong, and that what is drawn or printed says what happened.
 - an observer handler that returns something (meant for an interceptor): one
   ``IgnoredReturnWarning`` per handler naming it, the event and the events that take it;
 - a handler that cannot take the context: a ``RegistrationError`` at registration;
-- a guard rule naming no tool the agents offer: one log line naming the rule and the
-  closest tool;
 - the store commands: one line on stderr, a non-zero exit, no store created;
 - the trace: a tool span lasts what its record says, an error keeps its type.
 """
@@ -27,7 +25,6 @@ from typing import Any
 
 from rel_drive import scale
 from rel_tally import Problem, Tally
-from structlog.testing import capture_logs
 
 from agenthooks import (
     CATALOG,
@@ -39,7 +36,6 @@ from agenthooks import (
     ProviderResponse,
     RegistrationError,
     ScriptedProvider,
-    Session,
     ToolCall,
     tool,
 )
@@ -202,80 +198,6 @@ def test_a_handler_that_cannot_take_the_context_is_refused_at_registration() -> 
             if bus.handlers(event):
                 problems.append((REFUSED, "the refused handler was registered anyway"))
         tally.case(f"{shape} on {event} ({how})", problems, shape)
-    tally.assert_held()
-
-
-@tool
-def delete_file(path: str) -> str:
-    """Delete a file."""
-    return f"deleted {path}"
-
-
-@tool
-def search(query: str) -> str:
-    """Search."""
-    return query
-
-
-@tool
-def lookup(key: str) -> str:
-    """The sub-agent's tool."""
-    return key
-
-
-def _typos(name: str) -> list[str]:
-    """Names one slip from ``name``: a letter dropped, two swapped, one doubled."""
-    out = [name[:i] + name[i + 1 :] for i in range(1, len(name))]
-    out += [name[:i] + name[i + 1] + name[i] + name[i + 2 :] for i in range(1, len(name) - 1)]
-    out += [name[:i] + name[i] + name[i:] for i in range(1, len(name))]
-    names = [t for t in dict.fromkeys(out) if t != name]
-    return names if scale(False, True) else names[:: max(1, len(names) // 4)]
-
-
-def test_a_guard_rule_naming_no_tool_is_reported_once_with_the_closest() -> None:
-    from agenthooks_guard import Guard, Policy, Rule
-
-    tally = Tally("a guard rule naming no tool is reported once, with the closest tool")
-    tools = ["delete_file", "search", "finder", "lookup", "transfer_to_closer"]
-    cases = [(name, name) for name in tools]
-    cases += [(typo, name) for name in tools for typo in _typos(name)]
-    for written, meant in cases:
-        finder = Agent("finder", provider=ScriptedProvider(lambda r: "found"), tools=[lookup])
-        closer = Agent("closer", provider=ScriptedProvider(lambda r: "closed"))
-        agent = Agent(
-            "lead",
-            provider=ScriptedProvider(
-                [
-                    ProviderResponse(
-                        tool_calls=[ToolCall(id="c1", name="finder", arguments={"task": "t"})]
-                    ),
-                    "done",
-                    "done",
-                ]
-            ),
-            tools=[delete_file, search],
-            sub_agents=[finder],
-            handoffs=[closer],
-        )
-        agent.use(Guard(Policy([Rule(written, "deny", name="the rule")])))
-
-        async def two(agent: Agent = agent) -> None:
-            await Session(agent).chat("one")
-            await Session(agent).chat("two")
-
-        with capture_logs() as logs:
-            asyncio.run(two())
-        lines = [e for e in logs if e["event"] == "guard_rule_names_no_tool"]
-        problems: list[Problem] = []
-        want = 0 if written == meant else 1
-        if len(lines) != want:
-            problems.append((WARNED, f"{len(lines)} report(s), want {want}: {lines}"))
-        for line in lines:
-            if line["rule"] != "rules[0] ('the rule')" or line["tool"] != written:
-                problems.append((WARNED, f"the report does not name the rule and name: {line}"))
-            if line["closest"] != meant:
-                problems.append((WARNED, f"closest {line['closest']!r}, meant {meant!r}"))
-        tally.case(f"rule tool={written!r} (meant {meant!r})", problems, meant)
     tally.assert_held()
 
 

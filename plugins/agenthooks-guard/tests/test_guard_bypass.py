@@ -51,7 +51,8 @@ from agenthooks import (
 from agenthooks.errors import ToolValidationError
 from agenthooks.record import Recorder
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
+# wire_server.py (a real loopback OpenAI-format server) lives beside the core's provider tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "providers"))
 from wire_server import WireServer, chunk, sse_reply, usage_chunk
 
 RNG = random.Random(20240611)
