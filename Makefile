@@ -12,7 +12,7 @@ DEMO_STAMP := $(VENV)/.demo
 LINT_STAMP := $(VENV)/.lint
 CTK := plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py
 
-.PHONY: install test soak demo bench bench-peers lint typecheck dist clean
+.PHONY: install test soak demo docs bench bench-peers lint typecheck dist clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ soak: $(STAMP)
 
 demo: $(DEMO_STAMP)  # make demo ARGS="--provider anthropic --model NAME"
 	$(PY) -m agenthooks.demo $(ARGS)
+
+# the documentation site in build/site; --strict: a broken link or reference fails the build
+# (make test builds it too: tests/docs/test_docs_site.py, which also renders it in Chromium)
+docs: $(STAMP)
+	$(PY) -m mkdocs build --strict
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
