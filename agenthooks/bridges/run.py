@@ -16,8 +16,8 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ..bus import HookBus
-from ..decisions import ASK_ANSWERED, Ask, Deny
-from ..errors import AgentHooksError
+from ..decisions import Ask, Deny
+from ..errors import AgentHooksError, StopRun
 from ..events.catalog import GROUPS
 from ..events.contexts import (
     ChatAbortContext,
@@ -33,6 +33,7 @@ from ..events.contexts import (
     PostAgentContext,
     PreRequestContext,
     PreToolCallContext,
+    StopContext,
     UserMessageContext,
 )
 from ..messages import (
@@ -46,8 +47,7 @@ from ..messages import (
 from ..runtime.model_call import ModelHooks
 from ..runtime.model_call import endpoint as model_endpoint
 from ..runtime.run import new_id
-from ..runtime.tool_hooks import ToolHooks, render, settle
-from ..runtime.tool_outcome import ToolOutcome
+from ..runtime.tool_call import ToolHooks, ToolOutcome, render, settle
 from .capabilities import Capabilities
 from .tool import BridgeTool
 
@@ -116,6 +116,8 @@ class BridgeRun:
         self.iteration: int | None = None
         self.serial = asyncio.Lock()
         """Held while this run's handlers run: they never overlap."""
+        self.denied_by: str | None = None
+        """The event whose handler denied the run at its start, once one did."""
         self.ended: str | None = None
         """The terminal event once the run ended (``on_chat_done`` ...), else ``None``."""
         self._turn_open = False
@@ -161,10 +163,12 @@ class BridgeRun:
         got = await self.fire("on_chat_start", ChatStartContext, message=message, tools=list(tools))
         if isinstance(got, Deny):
             self.capabilities.require("on_chat_start", "deny")
+            self.denied_by = "on_chat_start"
             return got
         user = await self.fire("on_user_message", UserMessageContext, message=message)
         if isinstance(user, Deny):
             self.capabilities.require("on_user_message", "deny")
+            self.denied_by = "on_user_message"
             return user
         if isinstance(user, UserMessageContext) and user.message != message:
             self.capabilities.require("on_user_message", "message")
@@ -243,8 +247,7 @@ class BridgeRun:
             result=None,
             error=None,
         )
-        if approved:
-            ctx.__dict__[ASK_ANSWERED] = True  # what the runtime's resume marks, the same way
+        ctx._answered = approved  # what the runtime's resume marks, the same way
 
         def body(ctx: PreToolCallContext) -> Awaitable[Any]:
             return invoke(ctx.call.arguments)
@@ -335,9 +338,12 @@ class BridgeRun:
                 await self._end(response=response)
 
     async def error(self, exc: BaseException) -> None:
-        """The run failed with ``exc``: ``on_chat_error``, then ``on_chat_end``."""
+        """The run failed with ``exc``: ``on_stop`` first for a ``StopRun``, then
+        ``on_chat_error``, then ``on_chat_end``."""
         if await self._ending("on_chat_error"):
             try:
+                if isinstance(exc, StopRun):  # a hook stopped the run: on_stop says why
+                    await self.fire("on_stop", StopContext, reason=exc.reason)
                 await self.fire("on_chat_error", ChatErrorContext, error=exc)
             finally:  # on_chat_end comes whatever the terminal event's handlers raised
                 await self._end(error=exc)

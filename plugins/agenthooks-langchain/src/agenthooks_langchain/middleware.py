@@ -31,13 +31,12 @@ from langgraph.types import Command, interrupt
 from agenthooks import HookBus
 from agenthooks.bridges import BridgeError, BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.decisions import Deny
-from agenthooks.errors import StopRun, ToolValidationError, UnsupportedReturnError
+from agenthooks.errors import ToolValidationError, UnsupportedReturnError
 from agenthooks.events import (
     GROUPS,
     PreAgentContext,
     PrepareNextTurnContext,
     ShouldStopContext,
-    StopContext,
     TransformContextContext,
 )
 from agenthooks.messages import (
@@ -632,8 +631,6 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             bridge = run.bridge
             if bridge.ended is not None:
                 return
-            if isinstance(error, StopRun):
-                await bridge.fire("on_stop", StopContext, reason=error.reason)
             if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
                 await bridge.abort("cancelled")
             elif isinstance(error, GeneratorExit):  # the caller closed astream() early

@@ -13,9 +13,9 @@ from agents.models.interface import Model
 from agents.models.multi_provider import MultiProvider
 from agents.stream_events import StreamEvent
 
-from agenthooks import AgentResponse, Deny, HookBus, StopRun
+from agenthooks import AgentResponse, Deny, HookBus
 from agenthooks.bridges import BridgeRun, RunDenied
-from agenthooks.events import PreAgentContext, RunResumedContext, StopContext
+from agenthooks.events import PreAgentContext, RunResumedContext
 from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
@@ -221,7 +221,6 @@ class AgentHooksRunner:
                 try:
                     result = await Runner.run(prepared.agent, sdk_input, **prepared.kwargs)
                 except BaseException as exc:
-                    await _stopped(scope, exc)
                     _reraise(scope, exc)
                 finally:
                     ACTIVE.reset(token)
@@ -312,7 +311,6 @@ class AgentHooksRunner:
                     raise asyncio.CancelledError()
                 failed = result.run_loop_exception
                 if failed is not None:
-                    await _stopped(scope, failed)
                     raise scope.unwrap(failed)
                 await self._finish(scope, result)
         except BaseException:
@@ -333,13 +331,6 @@ async def _adopt(state: RunState[Any], prepared: _Prepared) -> RunState[Any]:
     return await RunState.from_json(
         prepared.agent, state.to_json(), context_override=prepared.kwargs.get("context")
     )
-
-
-async def _stopped(scope: RunScope, exc: BaseException) -> None:
-    """A hook stopped the run (``StopRun``): ``on_stop(reason)`` fires before the error."""
-    ours = scope.unwrap(exc)
-    if isinstance(ours, StopRun):
-        await scope.run.fire("on_stop", StopContext, reason=ours.reason)
 
 
 def _reraise(scope: RunScope, exc: BaseException) -> NoReturn:

@@ -43,7 +43,6 @@ from agenthooks import (
     PendingCall,
     ProviderRequest,
     ProviderResponse,
-    StopRun,
     ToolCall,
 )
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
@@ -61,7 +60,6 @@ from agenthooks.events import (
     PrepareNextTurnContext,
     RunResumedContext,
     ShouldStopContext,
-    StopContext,
     StreamChunkContext,
     StreamEndContext,
     StreamErrorContext,
@@ -268,13 +266,8 @@ class AgentHooksPlugin(Plugin):
                     await run.abort("stream closed")
                     raise
                 except Exception as exc:
-                    error = _ours(state, exc)
-                    if isinstance(error, StopRun):
-                        await run.fire("on_stop", StopContext, reason=error.reason)
-                    raise error from None
+                    raise _ours(state, exc) from None
                 if state.failure is not None:
-                    if isinstance(state.failure, StopRun):
-                        await run.fire("on_stop", StopContext, reason=state.failure.reason)
                     raise state.failure
                 if stop is not None:
                     await self._finish(state, stop)
