@@ -137,7 +137,7 @@ class AgentHooksRunner:
         tools = [t.name for t in agent.tools] if "on_chat_start" in run.bus.listened else []
         got = await run.start(text, tools=tools)
         if isinstance(got, Deny):
-            raise RunDenied(got.text())
+            raise RunDenied(got.text(), event=run.denied_by or "on_chat_start")
         if got != text:
             scope.input = got
             scope.rewritten = (text, got)
