@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from agenthooks_redis import EnvRedisEventPublisher, RedisConfigError, RedisEventPublisher
+from agenthooks_redis import RedisConfigError, RedisEventPublisher
 from agenthooks_redis.entry import RECORD_KEYS
 from redis_support import calc_agent, free_port, own_redis
 from structlog.testing import capture_logs
@@ -27,6 +27,7 @@ from agenthooks import (
 from agenthooks.events import EventRecord
 from agenthooks.plugins import PluginError
 from agenthooks.stores import SQLiteStore
+from agenthooks.testing import assert_option_error
 
 
 def recorded(bus: HookBus) -> list[EventRecord]:
@@ -250,27 +251,29 @@ async def test_a_resumed_run_continues_its_seq(url: str, prefix: str, server: re
 
 
 @pytest.mark.parametrize(
-    ("options", "message"),
+    ("options", "key", "problem"),
     [
-        ({"buffer": 0}, "RedisEventPublisher: buffer: 0 is not a whole number >= 1"),
-        ({"maxlen": -5}, "RedisEventPublisher: maxlen: -5 is not a whole number >= 1"),
-        ({"timeout": 0}, "RedisEventPublisher: timeout: 0 is not a number of seconds > 0"),
-        ({"stream": ""}, "RedisEventPublisher: stream: '' is not a non-empty string"),
-        (
-            {"buffer": 10, "batch": 20},
-            "RedisEventPublisher: batch: 20 is larger than the buffer (10)",
-        ),
+        ({"buffer": 0}, "buffer", "0: Input should be greater than or equal to 1"),
+        ({"maxlen": -5}, "maxlen", "-5: Input should be greater than or equal to 1"),
+        ({"timeout": 0}, "timeout", "0: Input should be greater than 0"),
+        ({"stream": ""}, "stream", "'': String should have at least 1 character"),
+        ({"buffer": 10, "batch": 20}, "batch", "20 is larger than the buffer (10)"),
         (
             {"url": "http://127.0.0.1"},
-            "RedisEventPublisher: url: 'http://127.0.0.1': Redis URL must specify one of the "
-            "following schemes (redis://, rediss://, unix://)",
+            "url",
+            "Redis URL must specify one of the following schemes (redis://, rediss://, unix://)",
         ),
     ],
 )
-def test_bad_options_name_the_option(options: dict[str, object], message: str) -> None:
-    with pytest.raises(RedisConfigError) as caught:
-        RedisEventPublisher(**options)  # type: ignore[arg-type]
-    assert str(caught.value) == message
+def test_bad_options_name_the_option(options: dict[str, object], key: str, problem: str) -> None:
+    error = assert_option_error(
+        lambda: RedisEventPublisher(**options),  # type: ignore[arg-type]
+        key=key,
+        source="RedisEventPublisher",
+        says=problem,
+    )
+    assert isinstance(error, RedisConfigError)
+    assert str(error).startswith(f"redis plugin: RedisEventPublisher: {key}: ")
 
 
 async def test_the_entry_point_reads_the_environment(
@@ -281,7 +284,7 @@ async def test_the_entry_point_reads_the_environment(
     monkeypatch.setenv("AGENTHOOKS_REDIS_BUFFER", "500")
     bus = HookBus(plugins=["redis"], strict=True)
     publisher = bus.plugins["redis"].plugin
-    assert isinstance(publisher, EnvRedisEventPublisher)
+    assert isinstance(publisher, RedisEventPublisher)
     assert (publisher.url, publisher.stream) == ("redis://127.0.0.1:6379/0", prefix + "events")
     assert (publisher.buffer, publisher.maxlen, publisher.batch) == (500, 100_000, 500)
     assert bus.plugins["redis"].distribution == "agenthooks-redis"
@@ -295,8 +298,17 @@ def test_a_bad_variable_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(PluginError) as caught:
         HookBus(plugins=["redis"], strict=True)
     assert str(caught.value) == (
-        "plugin 'redis' (distribution agenthooks-redis) failed: RedisConfigError: "
-        "environment: AGENTHOOKS_REDIS_BUFFER: 'lots' is not a whole number"
+        "plugin 'redis' (distribution agenthooks-redis) failed: RedisConfigError: redis plugin: "
+        "environment: AGENTHOOKS_REDIS_BUFFER: 'lots': Input should be a valid integer, unable "
+        "to parse string as an integer"
+    )
+    monkeypatch.delenv("AGENTHOOKS_REDIS_BUFFER")
+    monkeypatch.setenv("AGENTHOOKS_REDIS_STRAEM", "events")
+    assert_option_error(
+        RedisEventPublisher.from_env,
+        key="AGENTHOOKS_REDIS_STRAEM",
+        closest="AGENTHOOKS_REDIS_STREAM",
+        source="environment",
     )
 
 

@@ -4,17 +4,16 @@
 entry each: ``run_id``, ``seq``, ``type``, ``record``); ``RedisEventConsumer(url, group=...,
 consumer=...)`` runs ``.on(event, handler)`` observers in other processes, at least once and
 in ``seq`` order per run; ``RedisApprover`` lets the guard's ``ask`` wait for an answer given
-in another process (``agenthooks approvals``). The ``redis`` entry point reads
-``AGENTHOOKS_REDIS_*`` variables.
+in another process (``agenthooks approvals``). ``RedisEventPublisher.from_env()``
+(the ``redis`` entry point) reads the ``AGENTHOOKS_REDIS_*`` variables.
 """
 
 from .approvals import RedisApprovals
 from .approver import RedisApprover
-from .config import DEFAULT_STREAM, DEFAULT_URL
 from .consumer import ConsumerStats, RedisEventConsumer
 from .entry import FIELDS, SCHEMA, Entry, EntryError, StreamRecord
-from .errors import RedisConfigError
-from .publisher import EnvRedisEventPublisher, PublisherStats, RedisEventPublisher
+from .publisher import PublisherStats, RedisEventPublisher
+from .settings import DEFAULT_STREAM, DEFAULT_URL, RedisConfigError, RedisSettings
 
 __version__ = "0.1.0"
 
@@ -26,12 +25,12 @@ __all__ = [
     "ConsumerStats",
     "Entry",
     "EntryError",
-    "EnvRedisEventPublisher",
     "PublisherStats",
     "RedisApprovals",
     "RedisApprover",
     "RedisConfigError",
     "RedisEventConsumer",
     "RedisEventPublisher",
+    "RedisSettings",
     "StreamRecord",
 ]

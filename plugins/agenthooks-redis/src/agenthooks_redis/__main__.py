@@ -13,7 +13,7 @@ import os
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, ToolCall, tool
 
-from .publisher import EnvRedisEventPublisher
+from .publisher import RedisEventPublisher
 
 
 @tool
@@ -22,9 +22,9 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-async def work(runs: int) -> EnvRedisEventPublisher:
+async def work(runs: int) -> RedisEventPublisher:
     """``runs`` runs published to the configured stream."""
-    publisher = EnvRedisEventPublisher()
+    publisher = RedisEventPublisher.from_env()
     bus = HookBus()
     bus.use(publisher)
     for n in range(runs):

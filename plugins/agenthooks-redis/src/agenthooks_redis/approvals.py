@@ -17,16 +17,10 @@ from typing import Any
 import redis.asyncio as redis_asyncio
 import structlog
 
-from agenthooks.approvals import Approval, ApprovalError
-from agenthooks.loop_clients import LoopClients
+from agenthooks.plugins import Approval, ApprovalError, LoopClients
 
-from .config import (
-    DEFAULT_APPROVALS,
-    DEFAULT_URL,
-    check_name,
-    check_url,
-    from_environment,
-)
+from .config import check_name, check_url
+from .settings import RedisSettings
 
 log = structlog.get_logger("agenthooks.redis")
 
@@ -110,12 +104,10 @@ class RedisApprovals:
     def __init__(
         self, url: str | None = None, *, prefix: str | None = None, name: str = "redis"
     ) -> None:
-        env = from_environment()
-        self.url = check_url(
-            url if url is not None else env.get("url", DEFAULT_URL), "RedisApprovals"
-        )
+        env = RedisSettings.from_env() if url is None or prefix is None else None
+        self.url = check_url(url if env is None or url is not None else env.url, "RedisApprovals")
         self.prefix = check_name(
-            prefix if prefix is not None else env.get("approvals", DEFAULT_APPROVALS),
+            prefix if env is None or prefix is not None else env.approvals,
             "RedisApprovals",
             "prefix",
         )

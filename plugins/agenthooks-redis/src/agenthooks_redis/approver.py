@@ -17,18 +17,11 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from agenthooks import Deny
-from agenthooks.loop_clients import LoopClients
+from agenthooks.plugins import LoopClients
 
 from .approvals import Keys, RedisApprovals, clients
-from .config import (
-    DEFAULT_APPROVALS,
-    DEFAULT_URL,
-    ENV_PREFIX,
-    check_name,
-    check_seconds,
-    check_url,
-    from_environment,
-)
+from .config import check_name, check_seconds, check_url
+from .settings import DEFAULT_APPROVALS, DEFAULT_URL, RedisSettings
 
 if TYPE_CHECKING:
     from agenthooks import ToolCall
@@ -152,11 +145,8 @@ _from_env: dict[tuple[str, str], RedisApprover] = {}
 async def ask(call: ToolCall, ctx: Any) -> bool | Deny:
     """A guard approver configured by ``AGENTHOOKS_REDIS_URL`` / ``AGENTHOOKS_REDIS_APPROVALS``,
     for policy files: ``approver = "agenthooks_redis.approver:ask"``."""
-    env = from_environment()
-    url = check_url(env.get("url", DEFAULT_URL), "environment", ENV_PREFIX + "URL")
-    prefix = check_name(
-        env.get("approvals", DEFAULT_APPROVALS), "environment", ENV_PREFIX + "APPROVALS"
-    )
+    env = RedisSettings.from_env()
+    url, prefix = env.url, env.approvals
     approver = _from_env.get((url, prefix))
     if approver is None:
         approver = _from_env[(url, prefix)] = RedisApprover(url, prefix=prefix)

@@ -24,7 +24,7 @@ import structlog
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ResponseError
 
-from agenthooks.bus import Matcher
+from agenthooks.record import Matcher
 
 from .config import (
     DEFAULT_STREAM,
@@ -35,10 +35,10 @@ from .config import (
     check_whole,
 )
 from .entry import EntryError, decode
-from .errors import RedisConfigError
 from .handlers import Handler, Registry
 from .reclaim import deliver_claimed, reclaim_loop
 from .runs import RunQueue, work
+from .settings import RedisConfigError
 from .state import Commits, GroupState
 from .trimming import TrimmedReader
 
@@ -127,7 +127,9 @@ class RedisEventConsumer:
         self.claim_idle = check_seconds(claim_idle, SOURCE, "claim_idle")
         self.gap_timeout = check_seconds(gap_timeout, SOURCE, "gap_timeout")
         if start not in ("0", "$"):
-            raise RedisConfigError(SOURCE, "start", f"{start!r} is not '0' (all) or '$' (new)")
+            raise RedisConfigError(
+                "redis", SOURCE, "start", f"{start!r} is not '0' (all) or '$' (new)"
+            )
         self.start = start
         self.state_ttl = check_seconds(state_ttl, SOURCE, "state_ttl")
         self.block = check_seconds(block, SOURCE, "block")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from agenthooks import Disposer, RegistrationError
-from agenthooks.bus import Matcher, compile_matcher, handler_label
 from agenthooks.events import resolve
+from agenthooks.record import Matcher, compile_matcher, handler_label
 
 from .entry import StreamRecord
 

@@ -13,7 +13,7 @@ import asyncio
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,24 +21,20 @@ import redis.asyncio as redis_asyncio
 import structlog
 from redis.backoff import ExponentialWithJitterBackoff
 
-from .config import (
+from .config import check_whole
+from .entry import pack
+from .sending import XADD_BATCH, batch_args, send_blocking
+from .settings import (
     DEFAULT_BATCH,
     DEFAULT_BUFFER,
     DEFAULT_FLUSH_TIMEOUT,
+    DEFAULT_MAX_RUNS,
     DEFAULT_MAXLEN,
     DEFAULT_STREAM,
     DEFAULT_TIMEOUT,
     DEFAULT_URL,
-    check_name,
-    check_seconds,
-    check_url,
-    check_whole,
-    env_names,
-    from_environment,
+    RedisSettings,
 )
-from .entry import pack
-from .errors import RedisConfigError
-from .sending import XADD_BATCH, batch_args, send_blocking
 
 if TYPE_CHECKING:
     from agenthooks import HookBus
@@ -51,7 +47,6 @@ PUBLISH_PRIORITY = 10**6
 the stream."""
 DROP_LOG_INTERVAL = 10.0
 """Seconds between two ``redis_events_dropped`` lines while entries are being dropped."""
-DEFAULT_MAX_RUNS = 100_000
 """Runs whose last ``seq`` is remembered (least recently active forgotten first)."""
 
 Fields = bytes
@@ -101,34 +96,41 @@ class RedisEventPublisher:
         max_runs: int = DEFAULT_MAX_RUNS,
     ) -> None:
         self._configure(
-            "RedisEventPublisher",
-            None,
-            url=url,
-            stream=stream,
-            maxlen=maxlen,
-            buffer=buffer,
-            batch=batch,
-            timeout=timeout,
-            flush_timeout=flush_timeout,
-            max_runs=max_runs,
+            RedisSettings.of(
+                "RedisEventPublisher",
+                url=url,
+                stream=stream,
+                maxlen=maxlen,
+                buffer=buffer,
+                batch=batch,
+                timeout=timeout,
+                flush_timeout=flush_timeout,
+                max_runs=max_runs,
+            )
         )
 
-    def _configure(self, source: str, names: Mapping[str, str] | None, **options: Any) -> None:
-        def key(option: str) -> str:
-            return (names or {}).get(option, option)
+    @classmethod
+    def from_env(cls) -> RedisEventPublisher:
+        """The publisher the ``AGENTHOOKS_REDIS_*`` variables configure (the ``redis`` entry
+        point builds it so): ``URL`` (default ``redis://127.0.0.1:6379/0``), ``STREAM``,
+        ``MAXLEN``, ``BUFFER``, ``BATCH``, ``TIMEOUT``, ``FLUSH_TIMEOUT``, ``MAX_RUNS``.
 
-        self.url = check_url(options["url"], source, key("url"))
-        self.stream = check_name(options["stream"], source, key("stream"))
-        self.maxlen = check_whole(options["maxlen"], source, key("maxlen"))
-        self.buffer = check_whole(options["buffer"], source, key("buffer"))
-        self.batch = check_whole(options["batch"], source, key("batch"))
-        self.timeout = check_seconds(options["timeout"], source, key("timeout"))
-        self.flush_timeout = check_seconds(options["flush_timeout"], source, key("flush_timeout"))
-        self.max_runs = check_whole(options["max_runs"], source, key("max_runs"))
-        if self.batch > self.buffer:
-            raise RedisConfigError(
-                source, key("batch"), f"{self.batch} is larger than the buffer ({self.buffer})"
-            )
+        Raises:
+            RedisConfigError: Naming the variable that is unknown or bad.
+        """
+        publisher = cls.__new__(cls)
+        publisher._configure(RedisSettings.from_env())
+        return publisher
+
+    def _configure(self, options: RedisSettings) -> None:
+        self.url = options.url
+        self.stream = options.stream
+        self.maxlen = options.maxlen
+        self.buffer = options.buffer
+        self.batch = options.batch
+        self.timeout = options.timeout
+        self.flush_timeout = options.flush_timeout
+        self.max_runs = options.max_runs
         self.stats = PublisherStats()
         self._pending: deque[Fields] = deque()
         self._inflight: list[Fields] = []
@@ -409,33 +411,9 @@ class RedisEventPublisher:
             self._log_drops(time.monotonic())
 
 
-class EnvRedisEventPublisher(RedisEventPublisher):
-    """The entry-point form (``redis``): options from ``AGENTHOOKS_REDIS_*`` variables:
-    ``URL`` (default ``redis://127.0.0.1:6379/0``), ``STREAM``, ``MAXLEN``, ``BUFFER``,
-    ``BATCH``, ``TIMEOUT``, ``FLUSH_TIMEOUT``. A bad value raises ``RedisConfigError`` naming
-    the variable."""
-
-    def __init__(self) -> None:
-        values: dict[str, Any] = {
-            "url": DEFAULT_URL,
-            "stream": DEFAULT_STREAM,
-            "maxlen": DEFAULT_MAXLEN,
-            "buffer": DEFAULT_BUFFER,
-            "batch": DEFAULT_BATCH,
-            "timeout": DEFAULT_TIMEOUT,
-            "flush_timeout": DEFAULT_FLUSH_TIMEOUT,
-            "max_runs": DEFAULT_MAX_RUNS,
-        }
-        found = from_environment()
-        found.pop("approvals", None)
-        values.update(found)
-        self._configure("environment", env_names(), **values)
-
-
 __all__ = [
     "DROP_LOG_INTERVAL",
     "PUBLISH_PRIORITY",
-    "EnvRedisEventPublisher",
     "PublisherStats",
     "RedisEventPublisher",
 ]

@@ -14,10 +14,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import redis.asyncio as redis_asyncio
 from redis.exceptions import RedisError
 
-from agenthooks.trace.load import RecordingError
+from agenthooks.record import RecordingError
 
-from .config import DEFAULT_STREAM, from_environment
 from .entry import EntryError, decode, to_trace_line
+from .settings import RedisSettings
 
 CHUNK = 1000
 
@@ -28,9 +28,7 @@ def split_url(url: str) -> tuple[str, str]:
     query = parse_qsl(parts.query, keep_blank_values=True)
     streams = [value for key, value in query if key == "stream"]
     rest = [(key, value) for key, value in query if key != "stream"]
-    stream = (
-        streams[-1] if streams and streams[-1] else from_environment().get("stream", DEFAULT_STREAM)
-    )
+    stream = streams[-1] if streams and streams[-1] else RedisSettings.from_env().stream
     return urlunsplit(parts._replace(query=urlencode(rest))), stream
 
 
