@@ -24,10 +24,11 @@ into the core's private modules: ``PluginSettings`` (its options), ``LoopClients
 asyncio client per running event loop), ``ExportRedaction`` (what an exporter of events
 redacts) and ``serialize_result`` (the text a tool message carries for a tool's result); an
 approval source (the ``agenthooks.approvals`` entry points) answers with ``Approval`` and
-fails with ``ApprovalError``.
+fails with ``ApprovalError``; ``Decision`` (``Approve | Deny``) is an answer to a paused call.
 """
 
 from ..approvals import Approval, ApprovalError
+from ..decisions import Decision
 from ..loop_clients import LoopClients
 from ..redaction import ExportRedaction
 from ..tools import serialize_result
@@ -50,6 +51,7 @@ __all__ = [
     "Approval",
     "ApprovalError",
     "CommaList",
+    "Decision",
     "ExportRedaction",
     "LoopClients",
     "PluginConflictError",
