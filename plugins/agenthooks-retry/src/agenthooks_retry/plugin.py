@@ -36,7 +36,6 @@ class RetryPlugin:
         fallbacks: Iterable[Fallback] = (),
     ) -> None:
         self._configure(
-            "RetryPlugin",
             stacks=stacks,
             attempts=attempts,
             max_time=max_time,
@@ -50,8 +49,8 @@ class RetryPlugin:
             fallbacks=fallbacks,
         )
 
-    def _configure(self, source: str, *, fallbacks: Iterable[Fallback], **options: Any) -> None:
-        RetrySettings.of(source, **options)  # errors name this plugin, not the middleware
+    def _configure(self, *, fallbacks: Iterable[Fallback], **options: Any) -> None:
+        RetrySettings.of("RetryPlugin", **options)  # errors name this class, not the middleware
         self.retry = RetryMiddleware(**options)
         fallbacks = list(fallbacks)
         self.fallback = FallbackMiddleware(fallbacks) if fallbacks else None
