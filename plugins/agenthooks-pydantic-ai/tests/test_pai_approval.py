@@ -88,7 +88,8 @@ async def test_a_guard_still_applies_to_an_approved_call() -> None:
 
 
 async def test_deny_at_resume_is_what_the_model_reads() -> None:
-    agent, paused, ran, _, script, _ = await paused_run()
+    agent, paused, ran, recorder, script, _ = await paused_run()
+    recorder.clear()
 
     resumed = await agent.run(
         message_history=paused.all_messages(),
@@ -98,6 +99,11 @@ async def test_deny_at_resume_is_what_the_model_reads() -> None:
     assert resumed.output == "done"
     assert ran == ["read_file /tmp/b.txt"]
     assert ("call_1", "Not today.", "denied") in tool_returns(script.requests[-1])
+    # the call Pydantic AI answered with the denial gets its tool message
+    tool_messages = [c.message for c in recorder.of("on_message") if c.message.role == "tool"]
+    assert [(m.tool_call_id, m.content, m.is_error) for m in tool_messages] == [
+        ("call_1", "Not today.", True)
+    ]
 
 
 def test_resume_results_takes_only_approve_and_deny() -> None:

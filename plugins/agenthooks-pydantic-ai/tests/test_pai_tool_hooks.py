@@ -253,3 +253,26 @@ async def test_parallel_tool_calls_run_together_while_their_handlers_never_overl
     assert sorted(tool_returns(result.all_messages())) == [
         (f"call_{n}", f"slow {n}", "success") for n in range(4)
     ]
+
+
+async def test_a_call_pydantic_ai_answers_itself_still_gets_its_tool_message() -> None:
+    bus = HookBus()
+    recorder = HookRecorder()
+    recorder.attach(bus)
+    script = Script(
+        [("configure", {"enabled": True}, "call_1")],  # count is missing: Pydantic AI retries
+        [("configure", {"enabled": True, "count": 2}, "call_2")],
+        "ok",
+    )
+    agent, ran = counter_agent(script, bus)
+
+    await agent.run("configure it")
+
+    assert ran == [(True, 2)]
+    assert [c.call.id for c in recorder.of("pre_tool_call")] == ["call_2"]
+    tool_messages = [c.message for c in recorder.of("on_message") if c.message.role == "tool"]
+    assert [(m.tool_call_id, m.is_error) for m in tool_messages] == [
+        ("call_1", True),
+        ("call_2", False),
+    ]
+    assert "count" in (tool_messages[0].content or "")

@@ -27,7 +27,9 @@ from pydantic_ai.exceptions import (
 )
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelRequest,
     ModelResponse,
+    RetryPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -130,6 +132,10 @@ class _RunHooks(AgentHooksCapability):
         """The last assistant message without tool calls: announced (``on_message``) after
         ``post_agent`` when it is the answer, at the next turn when it is not."""
         self.history_length = 0
+        self.scanned = 0
+        """How many messages of the history ``_framework_results`` has looked at."""
+        self.announced: set[str] = set()
+        """The tool calls whose result ``on_message`` announced."""
         self.read: translate.ReadCache = {}
         """What each message of the run's history read as (each is read once)."""
 
@@ -319,6 +325,8 @@ class _RunHooks(AgentHooksCapability):
                     "a structured output_type takes its answer from the model",
                 )
             return ModelResponse(parts=[TextPart(content=self.instead.content or "")])
+        if run.listened("on_message"):
+            await self._framework_results(run, request_context)
         await self._flush_held(run)
         if run.iteration is not None:
             await run.loop_end()
@@ -465,6 +473,31 @@ class _RunHooks(AgentHooksCapability):
         if not response.tool_calls and (response.content or response.thinking_blocks):
             self.held = translate.assistant_of(response)
 
+    async def _tool_said(self, run: BridgeRun, message: ChatMessage) -> None:
+        """``on_message`` for a tool result (each call gets one)."""
+        self.announced.add(message.tool_call_id or "")
+        await run.message(message)
+
+    async def _framework_results(
+        self, run: BridgeRun, request_context: ModelRequestContext
+    ) -> None:
+        """``on_message`` for the tool results Pydantic AI wrote itself, with no tool
+        execution the bridge saw: arguments that did not validate (a retry prompt), an
+        unknown tool, a call denied when a paused run resumed."""
+        messages = request_context.messages
+        for message in messages[max(self.scanned, self.history_length) :]:
+            if not isinstance(message, ModelRequest):
+                continue
+            for part in message.parts:
+                if isinstance(part, (ToolReturnPart, RetryPromptPart)):
+                    if part.tool_call_id in self.announced:
+                        continue
+                    chat = translate.chat_messages([message]).messages
+                    said = next((m for m in chat if m.tool_call_id == part.tool_call_id), None)
+                    if said is not None:
+                        await self._tool_said(run, said)
+        self.scanned = len(messages)
+
     async def _flush_held(self, run: BridgeRun) -> None:
         if self.held is not None:
             held, self.held = self.held, None
@@ -523,13 +556,14 @@ class _RunHooks(AgentHooksCapability):
         try:
             result = await handler(args)
         except (ToolRetryError, ToolFailedError) as exc:
-            await run.message(_framework_tool_message(call, exc))
+            await self._tool_said(run, _framework_tool_message(call, exc))
             raise
         text = result if isinstance(result, str) else _text(result)
-        await run.message(
+        await self._tool_said(
+            run,
             ChatMessage(
                 role="tool", content=text, tool_call_id=call.tool_call_id, name=call.tool_name
-            )
+            ),
         )
         return result
 
@@ -553,17 +587,19 @@ class _RunHooks(AgentHooksCapability):
                 if isinstance(original, (ToolRetryError, ToolFailedError)) and run.listened(
                     "on_message"
                 ):
-                    await run.message(_tool_message(call, _framework_text(original), is_error=True))
+                    await self._tool_said(
+                        run, _tool_message(call, _framework_text(original), is_error=True)
+                    )
                 raise original
             text = outcome.error_text()
             if run.listened("on_message"):
-                await run.message(_tool_message(call, text, is_error=True))
+                await self._tool_said(run, _tool_message(call, text, is_error=True))
             if outcome.denied:
                 return ToolDenied(text)
             raise ToolFailed(text)
         if run.listened("on_message"):
             text = outcome.text if outcome.text is not None else _text(outcome.result)
-            await run.message(_tool_message(call, text, is_error=False))
+            await self._tool_said(run, _tool_message(call, text, is_error=False))
         return outcome.result
 
 
