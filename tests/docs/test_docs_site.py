@@ -72,7 +72,9 @@ def served(site: Path) -> Iterator[str]:
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # no line per request in the test output
+    """Serves the site without a log line per request in the test output."""
+
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
