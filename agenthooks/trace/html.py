@@ -1,19 +1,28 @@
 """The span tree as one self-contained HTML page: a timeline of every span per branch.
 
 The page embeds its data as JSON and draws itself with inline JavaScript; it loads nothing
-from anywhere, so it opens offline and can be attached to a bug report as one file.
+from anywhere, so it opens offline and can be attached to a bug report as one file. Its
+stylesheet and script are package data (``assets/timeline.css``, ``assets/timeline.js``),
+inlined into every page.
 """
 
 from __future__ import annotations
 
 import html
 import json
+from functools import cache
+from importlib.resources import files
 from typing import Any
 
-from .assets import CSS, JS
 from .load import Skipped
 from .text import format_duration, span_line
 from .tree import Span, Trace
+
+
+@cache
+def asset(name: str) -> str:
+    """A file of the page's ``assets/`` folder (its stylesheet or script), as text."""
+    return (files(__package__) / "assets" / name).read_text(encoding="utf-8")
 
 
 def page_data(trace: Trace, *, title: str, skipped: list[Skipped] | None = None) -> dict[str, Any]:
@@ -112,7 +121,8 @@ def render_html(trace: Trace, *, title: str, skipped: list[Skipped] | None = Non
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>agenthooks trace: {html.escape(title)}</title>
-<style>{CSS}</style>
+<style>
+{asset("timeline.css")}</style>
 </head>
 <body>
 <header>
@@ -125,7 +135,8 @@ def render_html(trace: Trace, *, title: str, skipped: list[Skipped] | None = Non
 <div id="tooltip" role="tooltip" hidden></div>
 <noscript>The timeline is drawn with JavaScript; enable it to see the spans.</noscript>
 <script id="trace-data" type="application/json">{_script_json(data)}</script>
-<script>{JS}</script>
+<script>
+{asset("timeline.js")}</script>
 </body>
 </html>
 """

@@ -111,7 +111,8 @@ def test_every_wheel_carries_py_typed_and_its_entry_points(wheels: Path) -> None
         names = whl.namelist()
         # the timeline page's assets and the demo's policy are package data
         assert "agenthooks/demo/policy.toml" in names
-        assert any(n.startswith("agenthooks/trace/") for n in names)
+        assert "agenthooks/trace/assets/timeline.css" in names
+        assert "agenthooks/trace/assets/timeline.js" in names
 
 
 def test_the_wheels_install_into_a_fresh_venv_and_run(wheels: Path, tmp_path: Path) -> None:
@@ -141,5 +142,7 @@ def test_the_wheels_install_into_a_fresh_venv_and_run(wheels: Path, tmp_path: Pa
     run(cli, "demo", "--record", "run.jsonl", cwd=tmp_path, timeout=300)
     run(cli, "trace", "run.jsonl", "--html", "timeline.html", cwd=tmp_path)
     page = (tmp_path / "timeline.html").read_text(encoding="utf-8")
-    assert "<style>" in page and "<script>" in page
+    # the stylesheet and script, read from the installed package data, are inlined
+    assert "<style>\n:root { --ok-run: #3d6fb6;" in page
+    assert '"use strict";\n  var data = JSON.parse(document.getElementById("trace-data")' in page
     assert "delete_file" in page
