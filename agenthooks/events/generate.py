@@ -1,8 +1,9 @@
-"""Writes ``typed.py`` from the event declarations in ``contexts.py`` (the ``EventName``
+"""Writes ``typed.py`` from the event declarations in ``contexts.py``: the ``EventName``
 Literal and the typed faces of ``on`` / ``once`` / ``@hook``, so an editor and mypy know each
-event's context), and in a checkout the README's event table. ``python -m
-agenthooks.events.generate`` rewrites both; ``--check`` exits 1 when either is stale (a test
-pins each)."""
+event's context. ``python -m agenthooks.events.generate`` rewrites it; ``--check`` exits 1
+when it is stale (a test runs that check). The other views need no file written: the event
+table of the docs site is ``describe.markdown_table()`` at build time, and ``agenthooks
+events --json`` is ``describe.describe()``."""
 
 from __future__ import annotations
 
@@ -10,12 +11,8 @@ import sys
 from pathlib import Path
 
 from .catalog import CATALOG, EventSpec
-from .describe import markdown_table
 
 TARGET = Path(__file__).with_name("typed.py")
-README = Path(__file__).resolve().parents[2] / "README.md"
-"""The repository's README (in a checkout): its event table is rewritten too."""
-START, END = "<!-- events-table:start -->\n", "<!-- events-table:end -->"
 
 _OPTIONS = (
     "match: Matcher | None = None, priority: int = 0, "
@@ -114,25 +111,16 @@ def render() -> str:
     return "\n".join(out)
 
 
-def readme_with_table(text: str) -> str:
-    """``text`` (the README) with its event table made from the declarations."""
-    head, rest = text.split(START, 1)
-    return head + START + markdown_table() + "\n" + END + rest.split(END, 1)[1]
-
-
 def main(argv: list[str]) -> int:
-    """Rewrite ``typed.py`` and the README's event table, or with ``--check`` report whether
-    they are current."""
-    wanted = {TARGET: render()}
-    if README.is_file() and START in README.read_text(encoding="utf-8"):
-        wanted[README] = readme_with_table(README.read_text(encoding="utf-8"))
-    stale = [path for path, text in wanted.items() if path.read_text(encoding="utf-8") != text]
+    """Rewrite ``typed.py``, or with ``--check`` report whether it is current."""
+    wanted = render()
+    stale = TARGET.read_text(encoding="utf-8") != wanted
     if "--check" in argv:
-        for path in stale:
-            print(f"{path} is stale: run python -m agenthooks.events.generate", file=sys.stderr)
+        if stale:
+            print(f"{TARGET} is stale: run python -m agenthooks.events.generate", file=sys.stderr)
         return 1 if stale else 0
-    for path in stale:
-        path.write_text(wanted[path], encoding="utf-8")
+    if stale:
+        TARGET.write_text(wanted, encoding="utf-8")
     return 0
 
 

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -115,11 +116,32 @@ def test_a_class_declares_at_most_one_event() -> None:
         event("on_probe_again", "observer", doc="when probed again")(Probe)
 
 
-def test_the_generated_files_are_current() -> None:
-    # typed.py as ``generate --check`` sees it; the site's event reference is made from
-    # markdown_table() at build time (tests/docs/test_docs_site.py)
+def test_typed_py_is_current_and_a_stale_copy_is_found_and_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert generate.main(["--check"]) == 0
-    assert markdown_table().count("\n") == len(CATALOG) + 1
+    stale = tmp_path / "typed.py"
+    stale.write_text(generate.render().replace('"on_chat_start",', ""), encoding="utf-8")
+    monkeypatch.setattr(generate, "TARGET", stale)
+
+    assert generate.main(["--check"]) == 1
+    assert capsys.readouterr().err == (
+        f"{stale} is stale: run python -m agenthooks.events.generate\n"
+    )
+    assert generate.main([]) == 0
+    assert stale.read_text(encoding="utf-8") == generate.render()
+
+
+def test_the_event_table_has_one_row_per_declared_event_in_order() -> None:
+    # the docs site's event reference is this table, filled in at build time
+    rows = markdown_table().splitlines()[2:]
+    assert [row.split(" | ")[0].strip("| `") for row in rows] == list(CATALOG)
+    pre_tool_call = rows[list(CATALOG).index("pre_tool_call")]
+    assert pre_tool_call.startswith(
+        "| `pre_tool_call` | interceptor, short-circuit | after arguments validate, before the "
+        'tool handler runs | {"call"}, {"error"}, {"result"}, Deny(reason), Ask(reason) | '
+        "`preToolCall`, "
+    )
 
 
 def test_the_event_name_literal_lists_the_declared_events_in_order() -> None:
