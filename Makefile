@@ -14,8 +14,11 @@ CTK := plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py
 
 .PHONY: install test soak demo docs bench bench-peers lint typecheck dist clean
 
+# a current pip: the one a venv starts with cannot resolve an editable plugin that another
+# plugin's test extra asks for by name
 $(PY):
 	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 
 # one resolve for the core, its test extra and every plugin distribution with its own
 $(STAMP): $(PY) pyproject.toml $(wildcard plugins/*/pyproject.toml)
