@@ -19,7 +19,7 @@ import structlog
 
 from agenthooks.plugins import Approval, ApprovalError, LoopClients
 
-from .config import check_name, check_url
+from .checks import check_name, check_url
 from .settings import RedisSettings
 
 log = structlog.get_logger("agenthooks.redis")

@@ -20,7 +20,7 @@ from agenthooks import Deny
 from agenthooks.plugins import LoopClients
 
 from .approvals import Keys, RedisApprovals, clients
-from .config import check_name, check_seconds, check_url
+from .checks import check_name, check_seconds, check_url
 from .settings import DEFAULT_APPROVALS, DEFAULT_URL, RedisSettings
 
 if TYPE_CHECKING:

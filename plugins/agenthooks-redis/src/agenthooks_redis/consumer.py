@@ -26,19 +26,12 @@ from redis.exceptions import ResponseError
 
 from agenthooks.record import Matcher
 
-from .config import (
-    DEFAULT_STREAM,
-    DEFAULT_URL,
-    check_name,
-    check_seconds,
-    check_url,
-    check_whole,
-)
+from .checks import check_name, check_seconds, check_url, check_whole
 from .entry import EntryError, decode
 from .handlers import Handler, Registry
 from .reclaim import deliver_claimed, reclaim_loop
 from .runs import RunQueue, work
-from .settings import RedisConfigError
+from .settings import DEFAULT_STREAM, DEFAULT_URL, RedisConfigError
 from .state import Commits, GroupState
 from .trimming import TrimmedReader
 

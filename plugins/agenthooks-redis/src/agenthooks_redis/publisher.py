@@ -21,7 +21,7 @@ import redis.asyncio as redis_asyncio
 import structlog
 from redis.backoff import ExponentialWithJitterBackoff
 
-from .config import check_whole
+from .checks import check_whole
 from .entry import pack
 from .sending import XADD_BATCH, batch_args, send_blocking
 from .settings import (

@@ -5,18 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .settings import (
-    DEFAULT_APPROVALS,
-    DEFAULT_BATCH,
-    DEFAULT_BUFFER,
-    DEFAULT_FLUSH_TIMEOUT,
-    DEFAULT_MAXLEN,
-    DEFAULT_STREAM,
-    DEFAULT_TIMEOUT,
-    DEFAULT_URL,
-    RedisConfigError,
-    parse_redis_url,
-)
+from .settings import RedisConfigError, parse_redis_url
 
 PLUGIN = "redis"
 
@@ -52,17 +41,4 @@ def check_seconds(value: Any, source: str, key: str) -> float:
     return float(value)
 
 
-__all__ = [
-    "DEFAULT_APPROVALS",
-    "DEFAULT_BATCH",
-    "DEFAULT_BUFFER",
-    "DEFAULT_FLUSH_TIMEOUT",
-    "DEFAULT_MAXLEN",
-    "DEFAULT_STREAM",
-    "DEFAULT_TIMEOUT",
-    "DEFAULT_URL",
-    "check_name",
-    "check_seconds",
-    "check_url",
-    "check_whole",
-]
+__all__ = ["check_name", "check_seconds", "check_url", "check_whole"]
