@@ -54,8 +54,4 @@ class Approve:
 Decision = Approve | Deny
 """What ``resume()`` takes per pending call id."""
 
-ASK_ANSWERED = "_ask_answered"
-"""Set in a context's ``__dict__`` (never a field: hooks do not see it) when the step was
-approved at resume: an ``Ask`` returned on that context counts as ``None``."""
-
-__all__ = ["ASK_ANSWERED", "Approve", "Ask", "Decision", "Deny"]
+__all__ = ["Approve", "Ask", "Decision", "Deny"]

@@ -11,8 +11,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ._construct import build
-
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal[
     "stop", "length", "content_filter", "denied", "stopped", "terminated", "paused", "pause_turn"
@@ -90,8 +88,7 @@ class Usage(BaseModel):
     cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return build(
-            Usage,
+        return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             total_tokens=self.total_tokens + other.total_tokens,

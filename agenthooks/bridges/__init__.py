@@ -8,7 +8,7 @@ honours in a ``Capabilities``, registered under the ``agenthooks.bridges`` entry
 """
 
 from ..errors import RunDenied, UnsupportedReturnError
-from ..runtime.tool_outcome import ToolOutcome
+from ..runtime.tool_call import ToolOutcome
 from .capabilities import (
     ENTRY_POINT_GROUP,
     Capabilities,

@@ -21,7 +21,7 @@ from typing import Any
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from ..decisions import ASK_ANSWERED, Ask, Deny
+from ..decisions import Ask, Deny
 from ..errors import BadReturnError, IgnoredReturnWarning
 from ..events.catalog import CATALOG, EventSpec
 from ..events.contexts import EventContext
@@ -52,7 +52,7 @@ def apply_return(
                 exact = _exact_types(cls)
             if type(value) is not exact.get(key):
                 value = _coerce(spec, ctx, key, value, reg)
-            ctx.__dict__[key] = value
+            setattr(ctx, key, value)
             return _GO_ON
     if type(result) is not dict:  # the common case skips both isinstance tests
         if isinstance(result, Deny):
@@ -68,7 +68,7 @@ def apply_return(
                     f"handler {reg.label} returned Ask on {spec.name!r}, which cannot pause a "
                     f"run; it may return {spec.may_return}"
                 )
-            if ctx.__dict__.get(ASK_ANSWERED):  # approved at resume: the ask is answered
+            if getattr(ctx, "_answered", False):  # approved at resume: the ask is answered
                 return _GO_ON
             return True, result
         if not isinstance(result, Mapping):
@@ -101,13 +101,14 @@ def apply_return(
         )
         keys = keys - recovery
         recovery = _NONE
-    data = ctx.__dict__
-    data.update({key: _coerce(spec, ctx, key, result[key], reg) for key in keys})
+    values = {key: _coerce(spec, ctx, key, result[key], reg) for key in keys}
+    for key, value in values.items():
+        setattr(ctx, key, value)
     if short:
-        data["short_circuit"] = next(iter(short))
+        ctx.short_circuit = next(iter(short))  # type: ignore[attr-defined]
         return True, None
     if recovery:
-        data["recovered"] = True
+        ctx.recovered = True  # type: ignore[attr-defined]
         return True, None
     return False, None
 
@@ -141,7 +142,7 @@ def _where(spec: EventSpec, reg: Registration, key: str) -> str:
 def _coerce(spec: EventSpec, ctx: EventContext, key: str, value: Any, reg: Registration) -> Any:
     if key == "call":
         call = _model(ToolCall, value, spec, reg, key)
-        current: ToolCall = ctx.__dict__["call"]
+        current: ToolCall = ctx.call  # type: ignore[attr-defined]
         if call.id != current.id or call.name != current.name:
             raise BadReturnError(
                 f"{_where(spec, reg, key)} with a changed id or name: only arguments may change"

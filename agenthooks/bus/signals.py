@@ -78,59 +78,44 @@ RECORD_COUNTS: dict[str, int] = {}
 top-level run while it runs: a paused run stores its count, so its resumption, in any
 process, tells exporters where its numbering goes on)."""
 
-_RECORD_FIELDS = set(EventRecord.model_fields)
-_new = object.__new__
-_set = object.__setattr__
-
 
 def event_record(name: str, ctx: EventContext, deny: Deny | Ask | None) -> EventRecord:
     """The uniform ``on_event`` record of one emission of ``name``."""
     asked = None
     if deny is not None and type(deny) is Ask:
         asked, deny = deny, None
-    data = ctx.__dict__
-    error = data.get("error")
+    fields = ctx.__dict__  # read only: the fields this kind of context has
+    error = fields.get("error")
     inp, out = ctx.record_io()
-    call = data.get("call")
+    call = fields.get("call")
     tool_name = call.name if call is not None else None
-    # Built as one dict literal, in field order, without validation: one record per emission
-    # makes this a hot path (a generic trusted build costs ~3x as much for 18 fields).
-    record = _new(EventRecord)
-    _set(
-        record,
-        "__dict__",
-        {
-            "run_id": ctx.run_id,
-            "parent_run_id": ctx.parent_run_id,
-            "session_id": ctx.session_id,
-            "agent": ctx.agent,
-            "branch": ctx.branch,
-            "iteration": ctx.iteration,
-            "usage": ctx.usage,
-            "signal": None,
-            "type": name,
-            "timestamp": time.time(),
-            "tool_call_id": data.get("tool_call_id"),
-            "tool_name": tool_name,
-            "input": inp,
-            "output": out,
-            "is_error": error is not None or deny is not None,
-            "duration": data.get("duration"),
-            # an exception keeps its type, as the model reads it ("FileNotFoundError: /tmp/x");
-            # a text (a deny reason, a handler's replacement) is given as it is
-            "error": None
-            if error is None
-            else typed_error_text(error)
-            if isinstance(error, BaseException)
-            else str(error),
-            "denied": None if deny is None else deny.text(tool_name),
-            "asked": None if asked is None else asked.text(tool_name),
-        },
+    return EventRecord(
+        run_id=ctx.run_id,
+        parent_run_id=ctx.parent_run_id,
+        session_id=ctx.session_id,
+        agent=ctx.agent,
+        branch=ctx.branch,
+        iteration=ctx.iteration,
+        usage=ctx.usage,
+        signal=None,
+        type=name,
+        timestamp=time.time(),
+        tool_call_id=fields.get("tool_call_id"),
+        tool_name=tool_name,
+        input=inp,
+        output=out,
+        is_error=error is not None or deny is not None,
+        duration=fields.get("duration"),
+        # an exception keeps its type, as the model reads it ("FileNotFoundError: /tmp/x");
+        # a text (a deny reason, a handler's replacement) is given as it is
+        error=None
+        if error is None
+        else typed_error_text(error)
+        if isinstance(error, BaseException)
+        else str(error),
+        denied=None if deny is None else deny.text(tool_name),
+        asked=None if asked is None else asked.text(tool_name),
     )
-    _set(record, "__pydantic_fields_set__", _RECORD_FIELDS)  # shared: see every_field
-    _set(record, "__pydantic_extra__", None)
-    _set(record, "__pydantic_private__", None)
-    return record
 
 
 __all__ = [

@@ -16,8 +16,7 @@ from ..messages import ToolCall
 from .handoffs import claimed_handoff, hand_over, refuse_handoff
 from .hook_turn import HookTurn
 from .run import Run
-from .tool_call import tool_call
-from .tool_outcome import Flight, ToolOutcome
+from .tool_call import Flight, ToolOutcome, tool_call
 
 if TYPE_CHECKING:
     from .agent import Agent

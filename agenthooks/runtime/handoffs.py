@@ -11,13 +11,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..bus import HookBus
-from ..decisions import ASK_ANSWERED, Ask, Deny
+from ..decisions import Ask, Deny
 from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
 from ..messages import ToolCall
 from ..tools import Tool
 from .run import Run
-from .tool_outcome import Flight, ToolOutcome, asked
-from .trusted import context
+from .tool_call import Flight, ToolOutcome, asked
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -80,19 +79,14 @@ async def _gate(run: Run, target: Agent, answered: bool) -> Deny | Ask | None:
     bus = _with_guards_of(run.bus, target)
     deny: Deny | Ask | None = None
     if "pre_handoff" in bus.listened:
-        ctx = context(
-            PreHandoffContext,
-            run.base(),
-            from_agent=run.agent.name,
-            to_agent=target.name,
-            short_circuit=None,
+        ctx = PreHandoffContext(
+            **run.base(), from_agent=run.agent.name, to_agent=target.name, short_circuit=None
         )
-        if answered:
-            ctx.__dict__[ASK_ANSWERED] = True
+        ctx._answered = answered
         deny = await bus.dispatch("pre_handoff", ctx)
     if deny is None and "pre_agent" in bus.listened:
         base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}
-        actx = context(PreAgentContext, base, input=run.input, response=None, short_circuit=None)
+        actx = PreAgentContext(**base, input=run.input, response=None, short_circuit=None)
         deny = await bus.dispatch("pre_agent", actx)
     return deny
 

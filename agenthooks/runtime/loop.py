@@ -13,7 +13,6 @@ run pauses.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ..decisions import Deny
@@ -27,12 +26,11 @@ from ..events.contexts import (
     StopContext,
     TransformContextContext,
 )
-from ..messages import ChatMessage
+from ..messages import ChatMessage, ProviderRequest
 from .batch import run_tool_batch
 from .model_call import model_call
 from .output import check_output
-from .run import NOTHING, Run
-from .trusted import chat_message, context, provider_request
+from .run import Run, new_message
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -88,17 +86,17 @@ async def run_turns(run: Run) -> Ended:
         # the request is built in the call: no frame of the run keeps it while tools run
         response = await model_call(
             run,
-            provider_request(
-                run.model or "",
-                agent.instructions
+            ProviderRequest(
+                model=run.model or "",
+                system=agent.instructions
                 if spec is None
                 else spec.system(agent.instructions, run.provider),
-                list(messages),
-                agent.scopes.schemas(),
-                agent.tool_choice,
-                agent.temperature,
-                run.thinking,
-                None if spec is None else spec.format,
+                messages=messages,
+                tools=agent.scopes.schemas(),
+                tool_choice=agent.tool_choice,
+                temperature=agent.temperature,
+                reasoning_effort=run.thinking,
+                response_format=None if spec is None else spec.format,
             ),
         )
         if isinstance(response, Deny):
@@ -109,8 +107,8 @@ async def run_turns(run: Run) -> Ended:
             run.spend(usage)
         finish = response.finish_reason  # never rewritten: a reason not acted on is reported
         if not response.tool_calls:
-            held = chat_message(
-                "assistant", response.content, [], thinking_blocks=list(response.thinking_blocks)
+            held = new_message(
+                "assistant", response.content, thinking_blocks=response.thinking_blocks
             )
             output = None
             if spec is not None:
@@ -125,11 +123,11 @@ async def run_turns(run: Run) -> Ended:
                 output = verdict.value
             await run.fire("on_loop_end", LoopEndContext)
             return Ended(response.content, finish, held, output=output)
-        assistant = chat_message(
+        assistant = new_message(
             "assistant",
             response.content,
-            list(response.tool_calls),
-            thinking_blocks=list(response.thinking_blocks),
+            response.tool_calls,
+            thinking_blocks=response.thinking_blocks,
         )
         await run.commit(assistant)
         terminated = await run_tool_batch(run, assistant.tool_calls, finish in CUT_OFF)
@@ -139,25 +137,11 @@ async def run_turns(run: Run) -> Ended:
             return ended
 
 
-def after_tools(
-    run: Run, agent: Agent, assistant: ChatMessage, terminated: bool
-) -> Awaitable[Ended | None]:
-    """What follows a turn's tool calls (``agent`` made them; await it): a pause (a hook
-    asked), the end by ``terminate``, a ``should_stop``, the ``max_turns`` limit; None: the
-    next turn, at once when nothing of these can apply."""
-    if (
-        not run.pending
-        and not terminated
-        and run.turns < agent.max_turns
-        and _BETWEEN_TURNS.isdisjoint(run.bus.listened)
-    ):
-        return NOTHING
-    return _after_tools(run, agent, assistant, terminated)
-
-
-async def _after_tools(
+async def after_tools(
     run: Run, agent: Agent, assistant: ChatMessage, terminated: bool
 ) -> Ended | None:
+    """What follows a turn's tool calls (``agent`` made them): a pause (a hook asked), the
+    end by ``terminate``, a ``should_stop``, the ``max_turns`` limit; None: the next turn."""
     if run.pending:
         return Ended(assistant.content, "paused")
     if terminated:
@@ -202,9 +186,7 @@ async def _between_turns(run: Run, assistant: ChatMessage) -> bool:
     bus = run.bus
     if "should_stop" not in bus.listened:
         return False
-    verdict: bool = await bus.dispatch(
-        "should_stop", context(ShouldStopContext, run.base(), **fields)
-    )
+    verdict: bool = await bus.dispatch("should_stop", ShouldStopContext(**run.base(), **fields))
     return verdict
 
 

@@ -11,7 +11,6 @@ from ..events.contexts import (
     MemoryReadContext,
     MemoryWriteContext,
 )
-from .trusted import context
 
 if TYPE_CHECKING:
     from ..bus import HookBus
@@ -109,7 +108,7 @@ class MemoryView:
             return
         bus = self.memory.bus
         if bus is not None and event in bus.listened:
-            await bus.emit(event, context(cls, {}, **fields))
+            await bus.emit(event, cls(**fields))
 
 
 _CONTEXTS: dict[str, type[MemoryContext]] = {

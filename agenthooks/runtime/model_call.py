@@ -3,7 +3,7 @@
 hook layer (``pre_request`` → call → ``on_model_error`` on failure → ``on_response``) →
 the bus's middleware → the agent's middleware → the provider. Streaming is a different
 innermost call (``stream``), not a different path. When nothing wraps the call, the path goes
-straight to the provider: the zero-listener shortcut, taken once, at the top.
+straight to the provider: the one "nobody listens" check, at the top.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import Any
 
-from .._construct import whole
 from ..bus import HookBus
 from ..decisions import Deny
 from ..errors import ProviderError, ProviderResponseError, ends_run
@@ -26,48 +25,41 @@ from ..events.contexts import (
 )
 from ..messages import ProviderRequest, ProviderResponse
 from ..providers.base import StreamDelta
-from .run import Run
+from .run import Run, common
 from .streaming import TextDelta
-from .trusted import common, context
-
-RUN = "_run"
-"""Where a call's context keeps its run (not a field: hooks never see it)."""
 
 
 def model_call(run: Run, request: ProviderRequest) -> Awaitable[ProviderResponse | Deny]:
     """One provider call of ``run`` (await it): the response the run goes on with, or the
     ``Deny`` of ``pre_request`` / ``on_response``. Raises what the provider raised (or its
-    ``{"error"}`` replacement) when nothing recovered. With nothing around the call, this is
-    the provider's own ``complete``: no coroutine of ours in between."""
+    ``{"error"}`` replacement) when nothing recovered. When nobody listens, nothing wraps the
+    call and the run does not stream, this is the provider's own ``complete``."""
     provider = run.provider
     if provider is None:
         raise ProviderError(f"agent {run.agent.name!r} has no provider: pass provider=...")
-    app = run.stacks.model
+    hooks = run.stacks.model
     streaming = run.sink is not None
-    if app is None and not streaming:
+    if hooks is None and not streaming:
         return provider.complete(request)  # type: ignore[no-any-return]
-    ctx = whole(
-        PreRequestContext,
-        dict(
-            run._base or run.base(),
-            request=request,
-            response=None,
-            short_circuit=None,
-            provider=provider,
-            stream=streaming,
-            chunks_sent=0,
-        ),
+    ctx = PreRequestContext(
+        **run.base(),
+        request=request,
+        response=None,
+        short_circuit=None,
+        provider=provider,
+        stream=streaming,
+        chunks_sent=0,
     )
-    ctx.__dict__[RUN] = run
-    if not streaming:  # the hook layer's own coroutine: nothing follows it
-        return app.wrap(ctx, app.inner)  # type: ignore[union-attr]
-    return _streamed_call(run, ctx, app)
+    ctx._run = run
+    if not streaming:
+        return hooks.wrap(ctx, hooks.inner)  # type: ignore[union-attr]
+    return _streamed_call(run, ctx, hooks)
 
 
 async def _streamed_call(
-    run: Run, ctx: PreRequestContext, app: ModelHooks | None
+    run: Run, ctx: PreRequestContext, hooks: ModelHooks | None
 ) -> ProviderResponse | Deny:
-    result = await (endpoint(ctx) if app is None else app.wrap(ctx, app.inner))
+    result = await (endpoint(ctx) if hooks is None else hooks.wrap(ctx, hooks.inner))
     if (
         not run.gated
         and type(result) is ProviderResponse
@@ -101,17 +93,14 @@ class ModelHooks:
             response = ctx.response
         else:
             try:
-                if call_next is endpoint and not ctx.stream:  # one coroutine fewer
-                    response = await ctx.provider.complete(ctx.request)
-                else:
-                    response = await call_next(ctx)
+                response = await call_next(ctx)
             except Exception as exc:
                 if ends_run(exc):  # a hook's own raise (a stream hook's, say) is no model error
                     raise
                 response = await self.recover(ctx, exc)
         if "on_response" not in bus.listened:
             return response
-        after = whole(ResponseContext, dict(_base(ctx), request=ctx.request, response=response))
+        after = ResponseContext(**_base(ctx), request=ctx.request, response=response)
         deny = await bus.dispatch("on_response", after)
         return after.response if deny is None else deny
 
@@ -120,9 +109,8 @@ class ModelHooks:
         bus = self.bus
         if "on_model_error" not in bus.listened:
             raise exc
-        ectx = context(
-            ModelErrorContext,
-            _base(ctx),
+        ectx = ModelErrorContext(
+            **_base(ctx),
             request=ctx.request,
             error=exc,
             response=None,
@@ -140,15 +128,15 @@ class ModelHooks:
 def _base(ctx: PreRequestContext) -> dict[str, Any]:
     """The common fields of the next context of ``ctx``'s call: its run's, shared (a context
     made outside a run: its own)."""
-    run: Run | None = ctx.__dict__.get(RUN)
-    return common(ctx) if run is None else run._base or run.base()
+    run: Run | None = ctx._run
+    return common(ctx) if run is None else run.base()
 
 
 async def endpoint(ctx: PreRequestContext) -> ProviderResponse:
     """The innermost call: the provider the context names (a fallback middleware may have
     passed on another), streamed when the run streams."""
     if ctx.stream:
-        return await stream(ctx.__dict__[RUN], ctx)
+        return await stream(ctx._run, ctx)
     response: ProviderResponse = await ctx.provider.complete(ctx.request)
     return response
 
@@ -173,7 +161,7 @@ async def stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
                         accumulated=accumulated,
                     )
                 if not run.gated:
-                    ctx.__dict__["chunks_sent"] = ctx.chunks_sent + 1
+                    ctx.chunks_sent += 1
                     await run.send(TextDelta(item.text))
             else:
                 response = item

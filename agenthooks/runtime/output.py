@@ -21,8 +21,7 @@ from ..decisions import Deny
 from ..errors import BadReturnError, OutputValidationError, RegistrationError
 from ..events.contexts import OutputContext
 from ..messages import ChatMessage, ResponseFormat
-from .run import Run
-from .trusted import chat_message
+from .run import Run, new_message
 
 INSTRUCTIONS = (
     "Give your final answer as one JSON object, and nothing else, that matches this JSON "
@@ -150,7 +149,7 @@ async def check_output(
             attempts=corrections + 1,
             messages=run.new_messages,
         )
-    await run.commit(chat_message("user", correction(spec.name, lines), []))
+    await run.commit(new_message("user", correction(spec.name, lines)))
     return None
 
 

@@ -7,15 +7,13 @@ import asyncio
 import itertools
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..bus import HookBus
 from ..bus.signals import RECORD_COUNTS
 from ..decisions import Deny
-from ..events.catalog import CATALOG
 from ..events.contexts import EventContext, MessageContext
 from ..messages import ChatMessage, PendingCall, ToolCall, Usage
-from .trusted import context, tool_message
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -30,18 +28,6 @@ NO_USAGE = Usage()
 
 Sink = Callable[["StreamEvent"], Awaitable[None]]
 C = TypeVar("C", bound=EventContext)
-
-
-class _Nothing:
-    """An awaitable that is done at once with ``None`` (no coroutine to make and run)."""
-
-    __slots__ = ()
-    __await__ = staticmethod(iter(()).__iter__)
-
-
-NOTHING: Awaitable[Any] = _Nothing()  # type: ignore[assignment]
-_OBSERVERS = frozenset(name for name, spec in CATALOG.items() if spec.kind == "observer")
-_NONE: frozenset[str] = frozenset()  # shared: a new empty frozenset is 216 bytes
 
 
 class Run:
@@ -138,7 +124,7 @@ class Run:
         self.serial: HookTurn | None = None
         """Set while tools of this run run in parallel: its handler chains then take turns."""
         self.pending: list[PendingCall] = []
-        self.answered: frozenset[str] = _NONE
+        self.answered: frozenset[str] = frozenset()
         self.handoff: Agent | None = None
         self.terminating = False
         self.journal: Journal | None = None
@@ -211,25 +197,19 @@ class Run:
             }
         return base
 
-    def fire(self, event: str, cls: type[C], /, **values: Any) -> Awaitable[C | Deny | None]:
+    async def fire(self, event: str, cls: type[C], /, **values: Any) -> C | Deny | None:
         """Fire ``event`` when anyone listens: build its context from the run's common fields
         and ``values``, dispatch it, and return the context as the handlers left it, or the
-        ``Deny`` that refused the step; ``None`` when nobody listens (at the cost of a set
-        lookup: no coroutine is made then) and for an observer (its dispatch is awaited
-        directly)."""
+        ``Deny`` that refused the step; ``None`` when nobody listens. While tools of the run
+        run in parallel, its handler chains take turns (``serial``)."""
         if event not in self.bus.listened:
-            return NOTHING
-        if event in _OBSERVERS and self.serial is None:
-            return self.bus.dispatch(event, context(cls, self.base(), **values))
-        return self._fire(event, context(cls, self.base(), **values))
-
-    async def _fire(self, event: str, ctx: C) -> C | Deny | None:
-        bus = self.bus
+            return None
+        ctx = cls(**self.base(), **values)
         if self.serial is None:
-            deny = await bus.dispatch(event, ctx)
+            deny = await self.bus.dispatch(event, ctx)
         else:
             async with self.serial:
-                deny = await bus.dispatch(event, ctx)
+                deny = await self.bus.dispatch(event, ctx)
         return ctx if deny is None else deny
 
     def switch_to(self, agent: Agent) -> None:
@@ -250,23 +230,10 @@ class Run:
         if agent.memory is not None:
             self.memory = agent.memory.bind(self)
 
-    def commit(self, message: ChatMessage) -> Awaitable[Any]:
-        """Append ``message`` to history and the working transcript, then ``on_message``
-        (await the result)."""
+    async def commit(self, message: ChatMessage) -> None:
+        """Append ``message`` to history and the working transcript, then ``on_message``."""
         self.append(message)
-        return self.message_event(message)
-
-    def message_event(self, message: ChatMessage) -> Awaitable[Any]:
-        """``on_message`` for ``message``, appended already (``fire`` without its keyword
-        arguments: every message of every run goes through here)."""
-        if "on_message" not in self.bus.listened:
-            return NOTHING
-        ctx = context(MessageContext, self.base(), message=message)
-        return (
-            self.bus.dispatch("on_message", ctx)
-            if self.serial is None
-            else self._fire("on_message", ctx)
-        )
+        await self.fire("on_message", MessageContext, message=message)
 
     def append(self, message: ChatMessage) -> None:
         """``commit`` without the event."""
@@ -294,7 +261,7 @@ class Run:
     async def announce(self, messages: list[ChatMessage]) -> None:
         """``on_message`` for messages already appended."""
         for message in messages:
-            await self.message_event(message)
+            await self.fire("on_message", MessageContext, message=message)
 
     async def send(self, item: StreamEvent) -> None:
         """Pass a stream item to the consumer of ``chat_stream()``, if there is one."""
@@ -310,9 +277,47 @@ _PREFIX = uuid.uuid4().hex[:12]
 _counter = itertools.count(1)
 
 
+def common(ctx: EventContext) -> dict[str, Any]:
+    """The common fields of ``ctx``, to start the next context of the same step (a context
+    made outside a run: a bridge's)."""
+    return {name: getattr(ctx, name) for name in COMMON}
+
+
+COMMON = tuple(EventContext.model_fields)
+"""The fields every context carries."""
+
+
+def new_message(
+    role: Literal["system", "user", "assistant", "tool"],
+    content: str | None,
+    tool_calls: list[ToolCall] | None = None,
+    *,
+    tool_call_id: str | None = None,
+    is_error: bool = False,
+    name: str | None = None,
+    thinking_blocks: list[Any] | None = None,
+) -> ChatMessage:
+    """A message the run writes itself, every field given (it reports each as set, as a
+    message a provider sent does)."""
+    return ChatMessage(
+        role=role,
+        content=content,
+        tool_calls=[] if tool_calls is None else tool_calls,
+        tool_call_id=tool_call_id,
+        is_error=is_error,
+        name=name,
+        thinking_blocks=[] if thinking_blocks is None else thinking_blocks,
+    )
+
+
+def tool_message(call: ToolCall, content: str | None, *, is_error: bool = False) -> ChatMessage:
+    """The tool message answering ``call``."""
+    return new_message("tool", content, tool_call_id=call.id, is_error=is_error, name=call.name)
+
+
 def new_id() -> str:
     """A fresh identifier, unique across processes (random prefix) and cheap (a counter)."""
     return f"{_PREFIX}-{next(_counter)}"
 
 
-__all__ = ["NOTHING", "NO_USAGE", "Run", "Sink", "new_id"]
+__all__ = ["COMMON", "NO_USAGE", "Run", "Sink", "common", "new_id", "new_message", "tool_message"]

@@ -28,10 +28,9 @@ from ..events.contexts import (
 from ..messages import AgentResponse, ChatMessage
 from .loop import Ended, run_turns
 from .reach import check_matchers
-from .run import Run
+from .run import Run, new_message
 from .streaming import FinalResponse, StreamEvent, TextDelta
 from .teardown import end_aborted, end_done, end_failed, end_paused
-from .trusted import agent_response, chat_message
 
 _AFTER_ANSWER = GROUPS["after_answer"]
 
@@ -94,7 +93,7 @@ async def _body(run: Run, message: str) -> AgentResponse:
     if user is not None:
         message = user.message
     run.input = message
-    await run.commit(chat_message("user", message, []))
+    await run.commit(new_message("user", message))
     # the agent: pre_agent → turns → post_agent → the final message committed once allowed
     pre = await run.fire(
         "pre_agent", PreAgentContext, input=message, response=None, short_circuit=None
@@ -103,7 +102,7 @@ async def _body(run: Run, message: str) -> AgentResponse:
         return await _denied(run, pre.text())
     if pre is not None and pre.short_circuit == "response" and pre.response is not None:
         response = pre.response
-        held = chat_message("assistant", response.content, [])
+        held = new_message("assistant", response.content)
         return await _finish_agent(
             run,
             message,
@@ -171,15 +170,15 @@ def completed(
     """The response of ``run``: ``content``, ``finish_reason`` and the validated ``output``
     with the run's messages, usage, turn count and answering agent."""
     messages = list(run.new_messages)
-    return agent_response(
-        content,
-        finish_reason,
-        messages,
-        run.usage,
-        run.turns,
-        run.agent.name,
-        output,
-        list(run.pending) if run.pending else None,
+    return AgentResponse(
+        content=content,
+        finish_reason=finish_reason,
+        messages=messages,
+        usage=run.usage,
+        iterations=run.turns,
+        agent=run.agent.name,
+        output=output,
+        pending=list(run.pending),
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build
 from ..bus import Disposer
 from ..errors import RegistrationError
 from ..events.contexts import ScopeRegisterContext, ScopeUnregisterContext
@@ -74,7 +73,7 @@ class ScopeRegistry:
         bus = self._agent.bus
         if event in bus.listened:
             name = self._agent.name
-            await bus.emit(event, build(cls, agent=name, branch=name, scope=scope))
+            await bus.emit(event, cls(agent=name, branch=name, scope=scope))
 
     def __getitem__(self, name: str) -> Scope:
         return self._scopes[name]

@@ -7,7 +7,6 @@ import asyncio
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
-    Awaitable,
     Callable,
     Coroutine,
     Mapping,
@@ -17,7 +16,6 @@ from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .._construct import build
 from ..bus.signals import RECORD_COUNTS
 from ..decisions import Decision, Deny
 from ..errors import RegistrationError
@@ -26,7 +24,7 @@ from ..messages import AgentResponse, ChatMessage, PendingCall
 from ..paused import PausedRun
 from .pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
 from .resume import check, restore, resume_body
-from .run import NOTHING, Run, new_id
+from .run import Run, new_id
 from .runner import execute, execute_run, stream
 from .stored_session import claim_chat, claim_resume, read
 from .streaming import StreamEvent
@@ -269,18 +267,18 @@ class Session:
             finally:
                 await self._end(run, start, keeper)
 
-    def _end(self, run: Run, start: int, keeper: Keeper | None) -> Awaitable[None]:
+    async def _end(self, run: Run, start: int, keeper: Keeper | None) -> None:
         """Keep the paused run (or forget the old one) and, with a store, store the rest of
-        the run and release the session: also when the run was cancelled (await it)."""
+        the run and release the session: also when the run was cancelled."""
         self._paused = keep(run, start) if run.pending else None
         if keeper is None:
-            return NOTHING
+            return
 
         async def release() -> None:
             self._paused = await keeper.release(run, self._history, self._started, self.denied)
             self._version = None  # moved: read again before the next run
 
-        return shielded(release, RELEASE_TIMEOUT)
+        await shielded(release, RELEASE_TIMEOUT)
 
     # the store --------------------------------------------------------------------------------
 
@@ -293,8 +291,7 @@ class Session:
         if "on_session_close" in bus.listened:
             await bus.emit(
                 "on_session_close",
-                build(
-                    SessionCloseContext,
+                SessionCloseContext(
                     session_id=self.id,
                     agent=self.agent.name,
                     branch=self.agent.name,

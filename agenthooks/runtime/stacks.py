@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..bus import HookBus
 from ..events.catalog import GROUPS
 from ..middleware import CallNext, Stack
-from . import model_call, tool_hooks
+from . import model_call, tool_call
 
 if TYPE_CHECKING:
     from .agent import Agent
@@ -37,12 +37,12 @@ class CallStacks:
             bus.stacks.get("provider", Stack()) + agent.provider_middleware,
             model_call.endpoint,
         )
-        self.tool: tool_hooks.ToolHooks | None = _compose(
+        self.tool: tool_call.ToolHooks | None = _compose(
             bus,
-            tool_hooks.ToolHooks(bus),
+            tool_call.ToolHooks(bus),
             _TOOL_EVENTS,
             bus.stacks.get("tool", Stack()) + agent.tool_middleware,
-            tool_hooks.endpoint,
+            tool_call.endpoint,
         )
 
     def current(self, bus: HookBus, agent: Agent) -> bool:
@@ -55,7 +55,7 @@ class CallStacks:
         )
 
 
-H = TypeVar("H", "model_call.ModelHooks", "tool_hooks.ToolHooks")
+H = TypeVar("H", "model_call.ModelHooks", "tool_call.ToolHooks")
 
 
 def _compose(

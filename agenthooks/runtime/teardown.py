@@ -25,6 +25,7 @@ from ..events.contexts import (
     ChatEndContext,
     ChatErrorContext,
     ChatPausedContext,
+    MessageContext,
     SessionEndContext,
 )
 from ..messages import AgentResponse, ChatMessage
@@ -152,7 +153,7 @@ def _announce(run: Run, closed: list[ChatMessage]) -> Step:
         cancelled = False
         for message in closed:
             try:
-                await run.message_event(message)
+                await run.fire("on_message", MessageContext, message=message)
             except asyncio.CancelledError:
                 cancelled = True
             except Exception as exc:  # the run is ending already: keep its own outcome

@@ -25,8 +25,7 @@ from agenthooks.events import (
 from agenthooks.messages import ProviderRequest, ProviderResponse, ToolCall
 from agenthooks.middleware import CallNext, Stack
 from agenthooks.runtime.model_call import ModelHooks
-from agenthooks.runtime.tool_hooks import ToolHooks
-from agenthooks.runtime.tool_outcome import ToolOutcome
+from agenthooks.runtime.tool_call import ToolHooks, ToolOutcome
 
 
 async def call_provider(bus: HookBus, ctx: Any, endpoint: CallNext, stack: Stack) -> Any:
