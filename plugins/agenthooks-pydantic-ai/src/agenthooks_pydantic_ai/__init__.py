@@ -1,7 +1,8 @@
 """agenthooks on Pydantic AI: one HookBus, its hooks and its plugins, enforced on
 ``Agent(model, capabilities=[AgentHooksCapability(bus)])``."""
 
+from .approvals import ASK_REASON, resume_results
 from .capabilities import CAPABILITIES
-from .capability import ASK_REASON, AgentHooksCapability, resume_results
+from .capability import AgentHooksCapability
 
 __all__ = ["ASK_REASON", "CAPABILITIES", "AgentHooksCapability", "resume_results"]

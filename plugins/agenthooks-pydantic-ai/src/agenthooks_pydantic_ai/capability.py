@@ -9,14 +9,12 @@ capability serves concurrent runs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-from pydantic import ValidationError
-from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolDenied, UserPromptNode
+from pydantic_ai import DeferredToolRequests, ToolDenied, UserPromptNode
 from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
 from pydantic_ai.exceptions import (
     ApprovalRequired,
@@ -40,7 +38,6 @@ from pydantic_ai.tools import RunContext, ToolDefinition
 
 from agenthooks import (
     AgentResponse,
-    Approve,
     ChatMessage,
     ChatStartContext,
     Deny,
@@ -56,16 +53,23 @@ from agenthooks import (
 )
 from agenthooks.bridges import (
     BridgeRun,
-    BridgeTool,
     RunDenied,
     ToolOutcome,
     UnsupportedReturnError,
 )
-from agenthooks.errors import ProviderError, ToolValidationError
+from agenthooks.errors import ProviderError
 from agenthooks.events import GROUPS
 
 from . import translate
+from .approvals import ASK_REASON
 from .capabilities import CAPABILITIES
+from .tool_calls import (
+    bridge_tool,
+    framework_text,
+    framework_tool_message,
+    result_text,
+    tool_message,
+)
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -75,8 +79,6 @@ _current_run: ContextVar[str | None] = ContextVar("agenthooks_pydantic_ai_run", 
 """The run whose code is running (a tool calling another agent runs inside it)."""
 _UNREAD = AgentResponse()
 """The answer of a run whose answer no handler reads (nothing to build)."""
-ASK_REASON = "agenthooks_ask"
-"""The key of a deferred call's metadata that holds the ``Ask``'s reason."""
 
 
 class AgentHooksCapability(AbstractCapability[Any]):
@@ -538,7 +540,7 @@ class _RunHooks(AgentHooksCapability):
 
         outcome = await run.tool_call(
             ToolCall(id=call.tool_call_id, name=call.tool_name, arguments=args),
-            _bridge_tool(ctx, tool_def),
+            bridge_tool(ctx, tool_def),
             invoke,
             approved=ctx.tool_call_approved,
         )
@@ -556,9 +558,9 @@ class _RunHooks(AgentHooksCapability):
         try:
             result = await handler(args)
         except (ToolRetryError, ToolFailedError) as exc:
-            await self._tool_said(run, _framework_tool_message(call, exc))
+            await self._tool_said(run, framework_tool_message(call, exc))
             raise
-        text = result if isinstance(result, str) else _text(result)
+        text = result if isinstance(result, str) else result_text(result)
         await self._tool_said(
             run,
             ChatMessage(
@@ -588,18 +590,18 @@ class _RunHooks(AgentHooksCapability):
                     "on_message"
                 ):
                     await self._tool_said(
-                        run, _tool_message(call, _framework_text(original), is_error=True)
+                        run, tool_message(call, framework_text(original), is_error=True)
                     )
                 raise original
             text = outcome.error_text()
             if run.listened("on_message"):
-                await self._tool_said(run, _tool_message(call, text, is_error=True))
+                await self._tool_said(run, tool_message(call, text, is_error=True))
             if outcome.denied:
                 return ToolDenied(text)
             raise ToolFailed(text)
         if run.listened("on_message"):
-            text = outcome.text if outcome.text is not None else _text(outcome.result)
-            await self._tool_said(run, _tool_message(call, text, is_error=False))
+            text = outcome.text if outcome.text is not None else result_text(outcome.result)
+            await self._tool_said(run, tool_message(call, text, is_error=False))
         return outcome.result
 
 
@@ -653,67 +655,6 @@ def _rewritten_prompt(prompt: str | Sequence[Any], text: str) -> str | list[Any]
     return items
 
 
-def _bridge_tool(ctx: RunContext[Any], tool_def: ToolDefinition) -> BridgeTool:
-    manager = ctx.tool_manager
-    tool = manager.tools.get(tool_def.name) if manager is not None and manager.tools else None
-    validator = tool.args_validator if tool is not None else None
-
-    def validate(arguments: dict[str, Any]) -> dict[str, Any]:
-        if validator is None:
-            return dict(arguments)
-        try:
-            validated = validator.validate_python(arguments, context=ctx.validation_context)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in exc.errors()
-            )
-            raise ToolValidationError(
-                f"invalid arguments for tool {tool_def.name!r}: {problems}"
-            ) from exc
-        return dict(validated)
-
-    return BridgeTool(
-        tool_def.name,
-        tool_def.description or "",
-        tool_def.parameters_json_schema,
-        validate=validate,
-        original=tool_def,
-    )
-
-
-def _text(result: Any) -> str:
-    if isinstance(result, str):
-        return result
-    try:
-        return json.dumps(result, default=str)
-    except (TypeError, ValueError):
-        return str(result)
-
-
-def _tool_message(call: ToolCall, text: str, *, is_error: bool) -> ChatMessage:
-    return ChatMessage(
-        role="tool", content=text, tool_call_id=call.id, name=call.name, is_error=is_error
-    )
-
-
-def _framework_text(exc: ToolRetryError | ToolFailedError) -> str:
-    """What the model reads for a retry or failure the framework itself answers a call with."""
-    part = exc.tool_retry if isinstance(exc, ToolRetryError) else exc.tool_failed
-    if isinstance(part, ToolReturnPart):
-        return part.model_response_str()
-    content = part.content
-    return content if isinstance(content, str) else _text(content)
-
-
-def _framework_tool_message(
-    call: ToolCallPart, exc: ToolRetryError | ToolFailedError
-) -> ChatMessage:
-    return _tool_message(
-        ToolCall(id=call.tool_call_id, name=call.tool_name), _framework_text(exc), is_error=True
-    )
-
-
 def _with_answer(result: AgentRunResult[Any], text: str) -> AgentRunResult[Any]:
     """``result`` answering ``text``: its output, and the text of the last response in the
     run's history (what a stored conversation keeps)."""
@@ -731,32 +672,4 @@ def _with_answer(result: AgentRunResult[Any], text: str) -> AgentRunResult[Any]:
     return replace(result, output=text)
 
 
-def resume_results(decisions: Mapping[str, Approve | Deny]) -> DeferredToolResults:
-    """The ``DeferredToolResults`` that resume a paused run with agenthooks' answers.
-
-    ``Approve()`` runs the call through the normal tool path (hooks and guards apply; an
-    ``Ask`` for it counts as ``None``); ``Deny(reason)``: the tool never runs and the model
-    reads ``reason`` as the call's result.
-
-    Args:
-        decisions: Per pending call id (``AgentResponse.pending[i].call_id``, the same as
-            ``DeferredToolRequests.approvals[i].tool_call_id``), the answer.
-
-    Raises:
-        TypeError: An answer is neither ``Approve()`` nor ``Deny(...)``.
-    """
-    approvals: dict[str, bool | ToolDenied] = {}
-    for call_id, decision in decisions.items():
-        if isinstance(decision, Approve):
-            approvals[call_id] = True
-        elif isinstance(decision, Deny):
-            approvals[call_id] = ToolDenied(decision.text())
-        else:
-            raise TypeError(
-                f"the answer for call {call_id!r} is {decision!r}: answer with Approve() or "
-                "Deny(reason)"
-            )
-    return DeferredToolResults(approvals=dict(approvals))
-
-
-__all__ = ["ASK_REASON", "AgentHooksCapability", "resume_results"]
+__all__ = ["AgentHooksCapability"]
