@@ -260,3 +260,16 @@ async def test_a_streamed_run_fires_the_same_events_and_one_terminal() -> None:
     assert names.count("pre_request") == 2 and names.count("pre_tool_call") == 1
     assert [n for n in names if n in TERMINALS] == ["on_chat_done", "on_chat_end"]
     assert recorder.of("on_chat_done")[0].response.content == "done"
+
+
+async def test_the_capability_given_to_one_run_reports_that_run() -> None:
+    bus = HookBus()
+    recorder = recorded(bus)
+    script = Script("first", "second")
+    agent = Agent(script.model)
+
+    await agent.run("unwatched")
+    watched = await agent.run("watched", capabilities=[AgentHooksCapability(bus)])
+
+    assert [ctx.message for ctx in recorder.of("on_chat_start")] == ["watched"]
+    assert [ctx.run_id for ctx in recorder.of("on_chat_end")] == [watched.run_id]
