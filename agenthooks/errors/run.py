@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .base import AgentHooksError
+from .bridges import RunDenied, UnsupportedReturnError
 from .stores import StoreError
 
 if TYPE_CHECKING:
@@ -77,9 +78,14 @@ HOOK_MARK = "__agenthooks_event__"
 def ends_run(exc: BaseException) -> bool:
     """True for what must end the whole run rather than become a tool's error message: a
     ``StopRun``, an exception a hook raised under ``errors="raise"`` (even inside a
-    sub-agent run or a tool), or a ``StoreError`` (our own machinery failed: never the
-    tool's outcome), which the model never sees."""
-    return isinstance(exc, (StopRun, StoreError)) or getattr(exc, HOOK_MARK, None) is not None
+    sub-agent run or a tool), a ``StoreError`` (our own machinery failed: never the
+    tool's outcome), or a bridge's ``UnsupportedReturnError`` / ``RunDenied`` (a handler
+    asked a framework for what it cannot do, or refused the run), which the model never
+    sees."""
+    return (
+        isinstance(exc, (StopRun, StoreError, UnsupportedReturnError, RunDenied))
+        or getattr(exc, HOOK_MARK, None) is not None
+    )
 
 
 __all__ = [
