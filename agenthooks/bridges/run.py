@@ -46,7 +46,7 @@ from ..messages import (
 )
 from ..runtime.model_call import ModelHooks
 from ..runtime.model_call import endpoint as model_endpoint
-from ..runtime.run import new_id
+from ..runtime.run_state import new_id
 from ..runtime.tool_call import ToolHooks, ToolOutcome, render, settle
 from .capabilities import Capabilities
 from .tool import BridgeTool

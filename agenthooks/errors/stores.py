@@ -13,7 +13,7 @@ class StoreError(AgentHooksError):
 
     Raised during a run (a journal write before or after a tool, the paused state), it ends
     the run (``on_chat_error``) and never becomes a tool result; the session is left for
-    ``resume()``: see ``agenthooks.runtime.keeper``."""
+    ``resume()``: see ``agenthooks.runtime.durable.keeper``."""
 
     def __init__(
         self, message: str, *, store: str | None = None, session_id: str | None = None

@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import aclosing
+from functools import partial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..bus import Disposer, ErrorPolicy, HookBus, Matcher
+from ..decisions import Decision
 from ..errors import RegistrationError
 from ..events import EventName
-from ..messages import ChatMessage, PendingCall
-from ..middleware import Middleware, Stack
+from ..events.catalog import GROUPS
+from ..messages import AgentResponse, ChatMessage, PendingCall
+from ..middleware import CallNext, Middleware, Stack
 from ..paused import PausedRun
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
-from . import agent_runs
+from . import model_call, tool_call
+from .chat_run import execute, has_servers, stream, stream_run
+from .durable.pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
+from .durable.resume import check, restore, resume_body
 from .handoffs import handoff_tool
 from .memory import Memory
-from .output import OutputSpec
-from .pausing import pending_of
-from .reach import has_servers
+from .run_state import Run
 from .scopes import ScopeRegistry
-from .stacks import CallStacks
+from .streaming import StreamEvent
 from .subagents import subagent_tool
+from .turn_loop import OutputSpec
 
 if TYPE_CHECKING:
     from ..events.typed import OnMethod
@@ -252,17 +258,104 @@ class Agent:
     ) -> None:
         await self.aclose()
 
-    # running: the entry points of the agent's own conversation (runtime/agent_runs.py) ----
+    # running: the entry points of the agent's own conversation --------------------------
 
     def _gated(self, gated: bool) -> bool:
         """Streams are gated when asked, and always when ``post_agent`` has a guard."""
         return gated or bool(self.bus.guards("post_agent"))
 
-    chat = agent_runs.chat
-    chat_stream = agent_runs.chat_stream
-    resume = agent_runs.resume
-    resume_stream = agent_runs.resume_stream
-    chat_sync = agent_runs.chat_sync
+    async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
+        """Run the agent on ``message`` in its own conversation; returns the final response.
+
+        Setting ``signal`` aborts the run with ``RunAborted``; cancelling the task aborts it
+        with ``CancelledError``. Either way ``on_chat_abort`` fires first.
+        """
+        async with self._lock:
+            if self._paused is not None:
+                refuse_chat(f"agent {self.name!r}", self._paused)
+            return await chat_in_memory(
+                self, Run(self, self.bus, self._history, signal=signal), message
+            )
+
+    async def chat_stream(
+        self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Run the agent and yield ``TextDelta``, ``ToolCallStart``, ``ToolCallEnd`` and, last,
+        ``FinalResponse``. ``gated=True`` (automatic when ``post_agent`` has a guard) withholds
+        text until ``post_agent`` allowed the final answer. Closing the iterator aborts the run.
+        """
+        async with self._lock:
+            refuse_chat(f"agent {self.name!r}", self._paused)
+            run = Run(self, self.bus, self._history, signal=signal, gated=self._gated(gated))
+            start = len(self._history)
+            with counting(run):
+                try:
+                    # closing this iterator must close the run's stream at once (abort), not
+                    # whenever the inner generator is garbage-collected
+                    async with aclosing(stream_run(run, message)) as items:
+                        async for item in items:
+                            yield item
+                finally:
+                    self._paused = keep(run, start)
+
+    async def resume(
+        self,
+        decisions: Mapping[str, Decision] | None = None,
+        signal: asyncio.Event | None = None,
+    ) -> AgentResponse:
+        """Continue the agent's own paused run (in this process; a ``Session`` with a store
+        resumes in any): ``{call_id: Approve() or Deny(reason)}`` for each pending call."""
+        async with self._lock:
+            run, state, decided = self._resumed(decisions, signal, False)
+            with counting(run, state.records):
+                try:
+                    return await execute(run, partial(resume_body, run, state, decided))
+                finally:
+                    self._paused = keep(run, state.start)
+
+    async def resume_stream(
+        self,
+        decisions: Mapping[str, Decision] | None = None,
+        *,
+        gated: bool = False,
+        signal: asyncio.Event | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """``resume()`` yielding what ``chat_stream()`` yields."""
+        async with self._lock:
+            run, state, decided = self._resumed(decisions, signal, self._gated(gated))
+            body = partial(execute, run, partial(resume_body, run, state, decided))
+            with counting(run, state.records):
+                try:
+                    async with aclosing(stream(run, body)) as items:
+                        async for item in items:
+                            yield item
+                finally:
+                    self._paused = keep(run, state.start)
+
+    def _resumed(
+        self,
+        decisions: Mapping[str, Decision] | None,
+        signal: asyncio.Event | None,
+        gated: bool,
+    ) -> tuple[Run, PausedRun, dict[str, Decision]]:
+        """The paused run restored for ``resume``: the run, its state and the decisions."""
+        state = require_paused(f"agent {self.name!r}", self._paused, None)
+        decided = check(self, state, dict(decisions or {}), None)
+        run = Run(self, self.bus, self._history, signal=signal, gated=gated)
+        restore(run, state, self)
+        return run, state, decided
+
+    def chat_sync(self, message: str) -> AgentResponse:
+        """``chat`` for scripts: runs its own event loop. Inside a running loop (async code,
+        a notebook) ``await agent.chat(message)`` instead."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.chat(message))
+        raise RuntimeError(
+            f"agent {self.name!r}: chat_sync() cannot run inside a running event loop; "
+            "use `await agent.chat(message)` there"
+        )
 
     @property
     def pending(self) -> list[PendingCall]:
@@ -270,4 +363,61 @@ class Agent:
         return pending_of(self._paused)
 
 
-__all__ = ["DEFAULT_MAX_TURNS", "Agent", "ScopeRegistry", "as_tool"]
+# --- the composed calls: built once per registration change (Starlette's
+# ``build_middleware_stack`` shape): [hook layer, the bus's middleware..., the agent's
+# middleware...] around the innermost call, first outermost.
+
+_MODEL_EVENTS = GROUPS["model_call"]
+_TOOL_EVENTS = GROUPS["tool_call"]
+
+
+class CallStacks:
+    """The model call and the tool call of one (bus, agent) pair; ``None`` where nothing
+    wraps the call (no hook on its events, no middleware): the path then calls straight
+    through."""
+
+    __slots__ = ("bus", "bus_version", "agent", "agent_version", "model", "tool")
+
+    def __init__(self, bus: HookBus, agent: Agent) -> None:
+        self.bus, self.bus_version = bus, bus.version
+        self.agent, self.agent_version = agent, agent.middleware_version
+        self.model: model_call.ModelHooks | None = _compose(
+            bus,
+            model_call.ModelHooks(bus),
+            _MODEL_EVENTS,
+            bus.stacks.get("provider", Stack()) + agent.provider_middleware,
+            model_call.endpoint,
+        )
+        self.tool: tool_call.ToolHooks | None = _compose(
+            bus,
+            tool_call.ToolHooks(bus),
+            _TOOL_EVENTS,
+            bus.stacks.get("tool", Stack()) + agent.tool_middleware,
+            tool_call.endpoint,
+        )
+
+    def current(self, bus: HookBus, agent: Agent) -> bool:
+        """True while nothing they were built from has changed."""
+        return (
+            bus is self.bus
+            and bus.version == self.bus_version
+            and agent is self.agent
+            and agent.middleware_version == self.agent_version
+        )
+
+
+H = TypeVar("H", "model_call.ModelHooks", "tool_call.ToolHooks")
+
+
+def _compose(
+    bus: HookBus, hooks: H, events: frozenset[str], middleware: Stack, endpoint: CallNext
+) -> H | None:
+    """The hook layer around [middleware...] around ``endpoint``; the run enters it as
+    ``hooks.wrap(ctx, hooks.inner)`` (one frame less per call than a link around it)."""
+    if not middleware and events.isdisjoint(bus.listened):
+        return None
+    hooks.inner = middleware.compose(endpoint)
+    return hooks
+
+
+__all__ = ["DEFAULT_MAX_TURNS", "Agent", "CallStacks", "ScopeRegistry", "as_tool"]

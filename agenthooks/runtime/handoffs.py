@@ -12,10 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..bus import HookBus
 from ..decisions import Ask, Deny
-from ..events.contexts import OnHandoffContext, PreAgentContext, PreHandoffContext
+from ..events.contexts import (
+    OnHandoffContext,
+    PreAgentContext,
+    PreHandoffContext,
+)
 from ..messages import ToolCall
 from ..tools import Tool
-from .run import Run
+from .run_state import Run
 from .tool_call import Flight, ToolOutcome, asked
 
 if TYPE_CHECKING:
@@ -80,12 +84,15 @@ async def _gate(run: Run, target: Agent, answered: bool) -> Deny | Ask | None:
     deny: Deny | Ask | None = None
     if "pre_handoff" in bus.listened:
         ctx = PreHandoffContext(
-            **run.base(), from_agent=run.agent.name, to_agent=target.name, short_circuit=None
+            **run.context_fields,
+            from_agent=run.agent.name,
+            to_agent=target.name,
+            short_circuit=None,
         )
         ctx._answered = answered
         deny = await bus.dispatch("pre_handoff", ctx)
     if deny is None and "pre_agent" in bus.listened:
-        base = run.base() | {"agent": target.name, "branch": run.branch_of(target)}
+        base = run.context_fields | {"agent": target.name, "branch": run.branch_of(target)}
         actx = PreAgentContext(**base, input=run.input, response=None, short_circuit=None)
         deny = await bus.dispatch("pre_agent", actx)
     return deny

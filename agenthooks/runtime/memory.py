@@ -14,7 +14,7 @@ from ..events.contexts import (
 
 if TYPE_CHECKING:
     from ..bus import HookBus
-    from .run import Run
+    from .run_state import Run
 
 _MISSING: Any = object()
 

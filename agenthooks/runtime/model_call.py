@@ -25,7 +25,7 @@ from ..events.contexts import (
 )
 from ..messages import ProviderRequest, ProviderResponse
 from ..providers.base import StreamDelta
-from .run import Run, common
+from .run_state import Run, common
 from .streaming import TextDelta
 
 
@@ -42,7 +42,7 @@ def model_call(run: Run, request: ProviderRequest) -> Awaitable[ProviderResponse
     if hooks is None and not streaming:
         return provider.complete(request)  # type: ignore[no-any-return]
     ctx = PreRequestContext(
-        **run.base(),
+        **run.context_fields,
         request=request,
         response=None,
         short_circuit=None,
@@ -129,7 +129,7 @@ def _base(ctx: PreRequestContext) -> dict[str, Any]:
     """The common fields of the next context of ``ctx``'s call: its run's, shared (a context
     made outside a run: its own)."""
     run: Run | None = ctx._run
-    return common(ctx) if run is None else run.base()
+    return common(ctx) if run is None else run.context_fields
 
 
 async def endpoint(ctx: PreRequestContext) -> ProviderResponse:

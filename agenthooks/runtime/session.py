@@ -22,18 +22,17 @@ from ..errors import RegistrationError
 from ..events.contexts import SessionCloseContext, SessionStartContext
 from ..messages import AgentResponse, ChatMessage, PendingCall
 from ..paused import PausedRun
-from .pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
-from .resume import check, restore, resume_body
-from .run import Run, new_id
-from .runner import execute, execute_run, stream
-from .stored_session import claim_chat, claim_resume, read
+from .chat_run import execute, execute_run, shielded, stream
+from .durable.pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
+from .durable.resume import check, restore, resume_body
+from .durable.stored_session import claim_chat, claim_resume, read
+from .run_state import Run, new_id
 from .streaming import StreamEvent
-from .teardown import shielded
 
 if TYPE_CHECKING:
     from ..stores.base import Store
     from .agent import Agent
-    from .keeper import Keeper
+    from .durable.keeper import Keeper
 
 DEFAULT_LEASE = 60.0
 """Seconds a process's claim on a stored session lasts without renewal (renewed every third

@@ -16,8 +16,8 @@ import structlog
 
 from ..events.contexts import SubagentStartContext, SubagentStopContext
 from ..tools import Tool, ToolContext
-from .run import Run
-from .runner import execute_run
+from .chat_run import execute_run
+from .run_state import Run
 
 if TYPE_CHECKING:
     from .agent import Agent

@@ -7,7 +7,7 @@ agent's middleware → the tool (``endpoint``). When nobody listens and nothing 
 the tool runs at once. Either way the call's one tool message is committed here from its
 ``ToolOutcome``, whatever happened inside, or none when the call waits for a human.
 
-A batch (``batch.py``) decides only the order and the concurrency of its calls; with
+A batch (``tool_batch.py``) decides only the order and the concurrency of its calls; with
 parallel calls a ``BatchOrder`` makes every call's ``pre_tool_call`` run first, in source
 order, and the after-events and tool messages follow in source order. Bridges
 (``agenthooks.bridges``) run their frameworks' tool calls through the same ``ToolHooks``.
@@ -34,15 +34,15 @@ from ..errors import (
     ends_run,
 )
 from ..events.contexts import PreToolCallContext, ToolCallErrorContext, ToolCallResultContext
-from ..messages import PendingCall, ToolCall
+from ..messages import ChatMessage, PendingCall, ToolCall
 from ..tools import Tool, ToolContext, serialize_result
-from .run import Run, common, tool_message
+from .run_state import Run, common
 from .streaming import ToolCallEnd, ToolCallStart
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from .batch import Batch
+    from .tool_batch import Batch
 
 log = structlog.get_logger("agenthooks")
 
@@ -157,7 +157,7 @@ async def tool_call(
             await flight.wait_after()
         else:
             ctx = PreToolCallContext(
-                **run.base(),
+                **run.context_fields,
                 short_circuit=None,
                 call=flight.call,
                 tool=flight.tool,
@@ -247,7 +247,10 @@ def _exact(given: dict[str, Any], types: dict[str, type]) -> bool:
     """True when ``given`` holds every parameter, each of exactly its plain type."""
     if len(given) != len(types):
         return False
-    return all(type(given.get(key)) is kind for key, kind in types.items())
+    for key, kind in types.items():  # noqa: SIM110 (a loop, not a generator per call)
+        if type(given.get(key)) is not kind:
+            return False
+    return True
 
 
 def _coerced(given: dict[str, Any], validated: dict[str, Any]) -> bool:
@@ -280,6 +283,19 @@ async def _commit(run: Run, call: ToolCall, outcome: ToolOutcome) -> None:
             ToolCallEnd(call, error=text) if is_error else ToolCallEnd(call, result=outcome.result)
         )
         await run.sink(end)
+
+
+def tool_message(call: ToolCall, content: str | None, *, is_error: bool = False) -> ChatMessage:
+    """The tool message answering ``call`` (every field given: it reports each as set)."""
+    return ChatMessage(
+        role="tool",
+        content=content,
+        tool_calls=[],
+        tool_call_id=call.id,
+        is_error=is_error,
+        name=call.name,
+        thinking_blocks=[],
+    )
 
 
 # --- the hook layer --------------------------------------------------------------------------
@@ -367,7 +383,7 @@ class ToolHooks:
         ``on_tool_call_result`` for a result (a deny there turns it into an error)."""
         bus = self.bus
         flight: Flight | None = ctx._flight
-        base = common(ctx) if flight is None else flight.run.base()
+        base = common(ctx) if flight is None else flight.run.context_fields
         if outcome.error is not None:
             ectx = ToolCallErrorContext(
                 **base,
@@ -455,9 +471,14 @@ async def settle(call: ToolCall, invoke: Callable[[Any], Any], arg: Any) -> Tool
 
 
 def render(outcome: ToolOutcome) -> None:
-    """Write the result down now (a result that cannot be is an error for its call)."""
+    """Write the result down now (a result that cannot be is an error for its call): a
+    ``str`` as it is, an ``int`` as its digits, anything else by ``serialize_result``."""
+    result = outcome.result
+    kind = type(result)
     try:
-        outcome.text = serialize_result(outcome.result)
+        outcome.text = (
+            result if kind is str else str(result) if kind is int else serialize_result(result)
+        )
     except Exception as exc:
         outcome.error, outcome.source, outcome.result = exc, "handler", None
 
@@ -515,4 +536,5 @@ __all__ = [
     "settle",
     "start",
     "tool_call",
+    "tool_message",
 ]

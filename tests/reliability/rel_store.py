@@ -41,7 +41,7 @@ from agenthooks import (
     tool,
 )
 from agenthooks.messages import ProviderRequest
-from agenthooks.runtime.keeper import STORE_FAILED, interrupted
+from agenthooks.runtime.durable.keeper import STORE_FAILED, interrupted
 
 ASKED = "refunds need a manager"
 FINAL = "Refunded order 7."

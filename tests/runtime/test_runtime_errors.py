@@ -19,7 +19,7 @@ from agenthooks import (
     tool,
 )
 from agenthooks.bus import handler_label
-from agenthooks.runtime.teardown import CUT_SHORT
+from agenthooks.runtime.chat_run import CUT_SHORT
 
 RAN: list[str] = []
 

@@ -17,7 +17,7 @@ from agenthooks import (
     ToolCall,
     tool,
 )
-from agenthooks.runtime.teardown import CUT_SHORT
+from agenthooks.runtime.chat_run import CUT_SHORT
 
 
 def call(name: str, cid: str, **arguments: object) -> ProviderResponse:

@@ -11,16 +11,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ..decisions import Approve, Decision
-from ..errors import ResumeConflictError, SessionBusyError, UnknownSessionError
-from ..paused import Answer, PausedRun
-from ..stores.base import Progress
+from ...decisions import Approve, Decision
+from ...errors import ResumeConflictError, SessionBusyError, UnknownSessionError
+from ...paused import Answer, PausedRun
+from ...stores.base import Progress
 from .keeper import Keeper, owner_token, recovered
 from .pausing import refuse_chat, require_paused
 from .resume import check
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session import Session
 
 ATTEMPTS = 8
 """Claims tried while other processes keep changing the session (then it counts as busy)."""

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ..messages import AgentResponse, ToolCall
-    from .run import Run
+    from ...messages import AgentResponse, ToolCall
+    from ..run_state import Run
 
 
 class Journal(Protocol):

@@ -27,16 +27,16 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from ..bus.signals import RECORD_COUNTS
-from ..errors import ResumeError, StoreError
-from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
-from ..paused import Answer, PausedRun
-from ..stores.base import Progress, Release, SessionRow, Store
+from ...bus.signals import RECORD_COUNTS
+from ...errors import ResumeError, StoreError
+from ...messages import AgentResponse, ChatMessage, PendingCall, ToolCall
+from ...paused import Answer, PausedRun
+from ...stores.base import Progress, Release, SessionRow, Store
+from ..run_state import Run, new_id
 from .resume import capture, reachable
-from .run import Run, new_id
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from ..agent import Agent
 
 log = structlog.get_logger("agenthooks")
 
@@ -131,7 +131,7 @@ class Keeper:
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
 
-    # the journal (runtime.journal.Journal) ------------------------------------------------------
+    # the journal (durable/journal.py) ------------------------------------------------------
 
     async def starting(self, run: Run, call: ToolCall) -> None:
         """Store what the run committed so far and that ``call`` may run from now on."""

@@ -1,5 +1,8 @@
 """The state of one run: who runs it, where its messages go, what it has used so far, and the
-one helper every event of the run is fired through."""
+one helper every event of the run is fired through.
+
+``HookTurn``: the handler chains of a run take turns while its tools run in parallel.
+"""
 
 from __future__ import annotations
 
@@ -16,11 +19,9 @@ from ..events.contexts import EventContext, MessageContext
 from ..messages import ChatMessage, PendingCall, ToolCall, Usage
 
 if TYPE_CHECKING:
-    from .agent import Agent
-    from .hook_turn import HookTurn
-    from .journal import Journal
+    from .agent import Agent, CallStacks
+    from .durable.journal import Journal
     from .session import Session
-    from .stacks import CallStacks
     from .streaming import StreamEvent
 
 NO_USAGE = Usage()
@@ -76,7 +77,7 @@ class Run:
         "handoff",
         "terminating",
         "journal",
-        "_base",
+        "context_fields",
         "_stacks",
     )
 
@@ -98,7 +99,6 @@ class Run:
         self.messages: list[ChatMessage] = list(history)
         self.new_messages: list[ChatMessage] = []
         self.open_calls: dict[str, ToolCall] = {}
-        self._base: dict[str, Any] | None = None
         self._stacks: CallStacks | None = None
         self._usage = NO_USAGE
         self.turns = 0
@@ -128,7 +128,11 @@ class Run:
         self.handoff: Agent | None = None
         self.terminating = False
         self.journal: Journal | None = None
-        """Set when the conversation lives in a store (``journal.py``)."""
+        """Set when the conversation lives in a store (``durable/journal.py``)."""
+        self.context_fields: dict[str, Any] = {}
+        """The common fields every context of this run carries, kept current (contexts copy
+        them; nothing else may change them)."""
+        self.refresh_fields()
 
     def branch_of(self, agent: Agent) -> str:
         """The branch ``agent`` has when it runs this run (after a handoff, say)."""
@@ -142,8 +146,7 @@ class Run:
     @iteration.setter
     def iteration(self, value: int | None) -> None:
         self._iteration = value
-        if self._base is not None:
-            self._base["iteration"] = value
+        self.context_fields["iteration"] = value
 
     @property
     def records(self) -> int:
@@ -161,8 +164,7 @@ class Run:
         run: Run | None = self
         while run is not None:
             run._usage = run._usage + usage
-            if run._base is not None:
-                run._base["usage"] = run._usage
+            run.context_fields["usage"] = run._usage
             run = run.parent
 
     @property
@@ -180,22 +182,18 @@ class Run:
             stacks = self._stacks = agent.stacks_on(bus)
         return stacks
 
-    def base(self) -> dict[str, Any]:
-        """The common fields every context of this run carries, kept current (contexts copy
-        it; nothing else may change it)."""
-        base = self._base
-        if base is None:
-            base = self._base = {
-                "run_id": self.run_id,
-                "parent_run_id": self.parent.run_id if self.parent is not None else None,
-                "session_id": self.session.id if self.session is not None else None,
-                "agent": self.agent.name,
-                "branch": self.branch,
-                "iteration": self._iteration,
-                "usage": self._usage,
-                "signal": self.signal,
-            }
-        return base
+    def refresh_fields(self) -> None:
+        """Write ``context_fields`` anew from the run (after its agent or ids changed)."""
+        self.context_fields = {
+            "run_id": self.run_id,
+            "parent_run_id": self.parent.run_id if self.parent is not None else None,
+            "session_id": self.session.id if self.session is not None else None,
+            "agent": self.agent.name,
+            "branch": self.branch,
+            "iteration": self._iteration,
+            "usage": self._usage,
+            "signal": self.signal,
+        }
 
     async def fire(self, event: str, cls: type[C], /, **values: Any) -> C | Deny | None:
         """Fire ``event`` when anyone listens: build its context from the run's common fields
@@ -204,7 +202,7 @@ class Run:
         run in parallel, its handler chains take turns (``serial``)."""
         if event not in self.bus.listened:
             return None
-        ctx = cls(**self.base(), **values)
+        ctx = cls(**self.context_fields, **values)
         if self.serial is None:
             deny = await self.bus.dispatch(event, ctx)
         else:
@@ -221,7 +219,6 @@ class Run:
             self.gated = self.gated or bool(self.bus.guards("post_agent"))
         self.agent = agent
         self.branch = self.branch_of(agent)
-        self._base = None
         self.model = agent.model
         self.provider = agent.provider
         if all(agent is not capped for capped, _ in self.caps):
@@ -229,6 +226,7 @@ class Run:
             self.capped = self.capped or _has_cap(agent)
         if agent.memory is not None:
             self.memory = agent.memory.bind(self)
+        self.refresh_fields()
 
     async def commit(self, message: ChatMessage) -> None:
         """Append ``message`` to history and the working transcript, then ``on_message``."""
@@ -250,7 +248,7 @@ class Run:
         """Write an error tool message for every open call, without awaiting (teardown)."""
         closed = []
         for call in list(self.open_calls.values()):
-            message = tool_message(call, text, is_error=True)
+            message = new_message("tool", text, tool_call_id=call.id, is_error=True, name=call.name)
             self.history.append(message)
             self.messages.append(message)
             self.new_messages.append(message)
@@ -310,14 +308,38 @@ def new_message(
     )
 
 
-def tool_message(call: ToolCall, content: str | None, *, is_error: bool = False) -> ChatMessage:
-    """The tool message answering ``call``."""
-    return new_message("tool", content, tool_call_id=call.id, is_error=is_error, name=call.name)
-
-
 def new_id() -> str:
     """A fresh identifier, unique across processes (random prefix) and cheap (a counter)."""
     return f"{_PREFIX}-{next(_counter)}"
 
 
-__all__ = ["COMMON", "NO_USAGE", "Run", "Sink", "common", "new_id", "new_message", "tool_message"]
+# --- the handler chains of a run take turns while its tools run in parallel ------------
+
+
+class HookTurn:
+    """One handler chain of a run at a time, while its tools run in parallel: events fired
+    from inside those tools (memory, sub-agent events) and the batch's after-events wait for
+    each other. Re-entrant for the task holding it (a handler may fire a nested event)."""
+
+    __slots__ = ("_lock", "_owner", "_depth")
+
+    def __init__(self) -> None:
+        self._lock = asyncio.Lock()
+        self._owner: asyncio.Task[Any] | None = None
+        self._depth = 0
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task()
+        if self._owner is not task:
+            await self._lock.acquire()
+            self._owner = task
+        self._depth += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self._owner = None
+            self._lock.release()
+
+
+__all__ = ["COMMON", "NO_USAGE", "HookTurn", "Run", "Sink", "common", "new_id", "new_message"]

@@ -14,28 +14,27 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..decisions import Approve, Decision, Deny
-from ..errors import (
+from ...decisions import Approve, Decision, Deny
+from ...errors import (
     MissingDecisionError,
     NotPendingError,
     ResumeError,
     ToolsChangedError,
     ToolValidationError,
 )
-from ..events.contexts import RunResumedContext
-from ..messages import AgentResponse, ChatMessage, PendingCall, ToolCall
-from ..paused import Answer, PausedRun
-from .batch import Batch, end_batch, run_tool_batch
-from .handoffs import hand_over
-from .loop import after_tools, run_turns
-from .run import NO_USAGE, Run
-from .runner import conclude
-from .streaming import ToolCallEnd, ToolCallStart
-from .tool_call import tool_call
-from .trusted import tool_message
+from ...events.contexts import RunResumedContext
+from ...messages import AgentResponse, ChatMessage, PendingCall, ToolCall
+from ...paused import Answer, PausedRun
+from ..chat_run import conclude
+from ..handoffs import hand_over
+from ..run_state import NO_USAGE, Run
+from ..streaming import ToolCallEnd, ToolCallStart
+from ..tool_batch import Batch, end_batch, run_tool_batch
+from ..tool_call import tool_call, tool_message
+from ..turn_loop import after_tools, run_turns
 
 if TYPE_CHECKING:
-    from .agent import Agent
+    from ..agent import Agent
 
 
 def capture(run: Run, start: int) -> PausedRun:
@@ -178,7 +177,7 @@ def restore(run: Run, state: PausedRun, root: Agent) -> None:
     run.terminating = state.terminating
     calls = _calls_of(history, state)
     run.open_calls = {c.id: c for c in calls}
-    run._base = None
+    run.refresh_fields()  # its ids and agent changed
 
 
 def _calls_of(history: list[ChatMessage], state: PausedRun) -> list[ToolCall]:

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..messages import ToolCall
 from .handoffs import claimed_handoff, hand_over, refuse_handoff
-from .hook_turn import HookTurn
-from .run import Run
+from .run_state import HookTurn, Run
 from .tool_call import Flight, ToolOutcome, tool_call
 
 if TYPE_CHECKING:

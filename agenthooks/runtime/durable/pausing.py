@@ -7,13 +7,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from ..bus.signals import RECORD_COUNTS
-from ..errors import NotPausedError, SessionPausedError
-from ..messages import AgentResponse, ChatMessage, PendingCall
-from ..paused import PausedRun
+from ...bus.signals import RECORD_COUNTS
+from ...errors import NotPausedError, SessionPausedError
+from ...messages import AgentResponse, ChatMessage, PendingCall
+from ...paused import PausedRun
+from ..chat_run import execute_run
+from ..run_state import Run
 from .resume import capture
-from .run import Run
-from .runner import execute_run
 
 
 @contextmanager
