@@ -16,6 +16,7 @@ def plugin_imports(path: Path) -> list[tuple[int, str]]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         names: list[str] = []
+        line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -31,7 +32,7 @@ def plugin_imports(path: Path) -> list[tuple[int, str]]:
             names = [node.args[0].value]
         for name in names:
             if name.split(".")[0].startswith("agenthooks_"):
-                found.append((node.lineno, name))
+                found.append((line, name))
     return sorted(found)
 
 
