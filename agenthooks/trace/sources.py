@@ -71,6 +71,8 @@ class RunFilter:
         self.runs = {run_id}
 
     def __call__(self, record: dict[str, Any]) -> bool:
+        """True when ``record`` belongs to the run or to a run under it (a sub-agent's run is
+        learnt from its first record naming a kept run as its parent)."""
         run_id = record.get("run_id")
         if run_id in self.runs:
             return True
