@@ -63,6 +63,7 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/compare_commits.py
 
 bench-peers: $(STAMP)
 	$(MAKE) -C benchmarks/peers

@@ -1,0 +1,215 @@
+"""The agent-run rows of ``bench_agent.py`` for this code and for an earlier commit, side by
+side in one process, with the speed goals checked.
+
+    python benchmarks/compare_commits.py            # against 5192b24 (``make bench`` runs it)
+    python benchmarks/compare_commits.py abc1234    # against another commit
+    BENCH_PEERS=0 python benchmarks/compare_commits.py   # without the peer frameworks
+
+The earlier commit is checked out with ``git worktree add`` (once, under the system's temp
+directory) and imported as a package of another name (``agenthooks_before``): the package
+imports itself only relatively, so both copies live in one process and every row of both is
+timed interleaved, round by round, best of ``BENCH_REPEAT`` (default 7): load on a shared
+machine hits both alike. The goals (issue 22): no row more than 25 % slower than before, five
+observers add at most 70 % to a run, one more tool call within 10 module hops, and a run at
+least 25x cheaper than the cheapest peer framework (``peers/bench_peers.py``, each framework
+in a child process of this interpreter, as ``make bench-peers`` runs them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+BEFORE = "5192b24"
+"""The commit before issue 22 (the round's start)."""
+SETUPS = ("0 hooks", "5 observers", "5 per-turn observers", "5 observers, mixed", "on_event")
+ON_THE_PATH = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_chat_done")
+PER_TURN = ("on_loop_start", "transform_context", "pre_request", "on_response", "on_loop_end")
+MIXED = ("on_loop_start", "on_loop_end", "on_message", "on_response", "pre_tool_call")
+
+
+def checkout(commit: str) -> Path:
+    """A worktree of ``commit`` (made once; reused by later runs)."""
+    where = Path(tempfile.gettempdir()) / f"agenthooks-{commit}"
+    if not (where / "agenthooks" / "__init__.py").exists():
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(where), commit],
+            check=True,
+            capture_output=True,
+        )
+    return where
+
+
+def load(root: Path, name: str) -> ModuleType:
+    """Import the ``agenthooks`` package under ``root`` as ``name``."""
+    package = root / "agenthooks"
+    spec = importlib.util.spec_from_file_location(
+        name, package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_agent(ah: ModuleType, setup: str) -> Any:
+    """The agent of one row of ``bench_agent.py``, built from the package ``ah``."""
+    call = ah.ToolCall(id="call_1", name="add", arguments={"a": 2, "b": 3})
+    ask = ah.ProviderResponse(tool_calls=[call], finish_reason="tool_calls")
+    answer = ah.ProviderResponse(content="5")
+
+    def script(request: Any) -> Any:
+        return ask if request.messages[-1].role == "user" else answer
+
+    @ah.tool(inline=True)
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    provider = ah.providers.ScriptedProvider(script, record=False)
+    agent = ah.Agent("bench", "Add numbers.", provider=provider, tools=[add])
+    events = {"5 observers": ON_THE_PATH, "5 per-turn observers": PER_TURN}.get(setup, ())
+    events = MIXED if setup == "5 observers, mixed" else events
+    for event in ("on_event",) if setup == "on_event" else events:
+        agent.on(event, lambda ctx: None)
+    return agent
+
+
+async def measure(
+    packages: dict[str, ModuleType], number: int, repeat: int
+) -> dict[tuple[str, str], float]:
+    """(code, row) -> seconds per run, best of ``repeat`` interleaved rounds."""
+    cases: list[tuple[tuple[str, str], Callable[[], Awaitable[Any]]]] = []
+    for code, ah in packages.items():
+        for setup in SETUPS:
+            agent = make_agent(ah, setup)
+
+            def one(agent: Any = agent, session: Any = ah.Session) -> Awaitable[Any]:
+                return session(agent).chat("2+3?")  # type: ignore[no-any-return]
+
+            cases.append(((code, setup), one))
+    best = {key: float("inf") for key, _ in cases}
+    for key, run in cases:  # warm: what is built once is not per run
+        assert (await run()).content == "5", key
+    for _ in range(repeat):
+        for key, run in cases:
+            gc.collect()
+            start = time.perf_counter()
+            for _ in range(number):
+                await run()
+            best[key] = min(best[key], (time.perf_counter() - start) / number)
+    return best
+
+
+def instructions(ah: ModuleType, setup: str) -> int:
+    """Bytecode instructions one run of ``setup`` executes (``sys.settrace`` opcode events;
+    pydantic's compiled validators count as the one call that enters them): a count that
+    does not move with the machine's load."""
+    agent = make_agent(ah, setup)
+    counted = [0]
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if event == "call":
+            frame.f_trace_opcodes = True
+        elif event == "opcode":
+            counted[0] += 1
+        return tracer
+
+    async def one() -> None:
+        for _ in range(3):  # warm: what is built once is not per run
+            await ah.Session(agent).chat("2+3?")
+        sys.settrace(tracer)
+        try:
+            await ah.Session(agent).chat("2+3?")
+        finally:
+            sys.settrace(None)
+
+    asyncio.run(one())
+    return counted[0]
+
+
+def cheapest_peer() -> tuple[str, float] | None:
+    """The cheapest peer framework's row and seconds per run on this machine, or None when
+    no peer framework is installed (``make bench-peers`` installs them)."""
+    script = HERE / "peers" / "bench_peers.py"
+    rows: list[tuple[str, float]] = []
+    for name in ("openai-agents", "langchain", "strands"):
+        done = subprocess.run(
+            [sys.executable, str(script), "--json", "--only", name],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode == 0:
+            rows += [(row, seconds) for row, seconds, _ in json.loads(done.stdout.splitlines()[-1])]
+    peers = [(r, s) for r, s in rows if not r.startswith(("agenthooks", "floor", "hand-written"))]
+    return min(peers, key=lambda r: r[1]) if peers else None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print both codes' rows and whether each goal holds."""
+    args = sys.argv[1:] if argv is None else argv
+    before = args[0] if args else BEFORE
+    sys.path.insert(0, str(HERE))
+    import agenthooks  # this checkout's
+
+    packages = {before: load(checkout(before), "agenthooks_before"), "now": agenthooks}
+    number = int(os.environ.get("BENCH_RUNS", "1000"))
+    repeat = int(os.environ.get("BENCH_REPEAT", "7"))
+    times = asyncio.run(measure(packages, number, repeat))
+    print(f"\n## One agent run, this code against {before}, one process (best of {repeat})")
+    print(
+        f"{'row':24} {before + ' µs':>12} {'now µs':>9} {'now/before':>11} "
+        f"{'instructions before':>20} {'now':>7}"
+    )
+    slowest = 0.0
+    for setup in SETUPS:
+        old, new = times[before, setup], times["now", setup]
+        slowest = max(slowest, new / old)
+        counts = [instructions(ah, setup) for ah in packages.values()]
+        print(
+            f"{setup:24} {old * 1e6:12.1f} {new * 1e6:9.1f} {new / old:11.2f} "
+            f"{counts[0]:20,} {counts[1]:7,}"
+        )
+    zero = times["now", "0 hooks"]
+    observers = times["now", "5 observers"] / zero
+    from bench_agent import hops_per_tool_call
+
+    _, hops = hops_per_tool_call()
+    print("\ngoals:")
+    print(
+        f"  no row more than 25 % slower than before: worst {slowest:.2f}x  {_ok(slowest <= 1.25)}"
+    )
+    print(f"  five observers add at most 70 %: {observers:.2f}x 0 hooks  {_ok(observers <= 1.7)}")
+    print(f"  one more tool call within 10 module hops: {hops}  {_ok(hops <= 10)}")
+    peer = cheapest_peer() if os.environ.get("BENCH_PEERS", "1") != "0" else None
+    if peer is None:
+        print("  25x cheaper than the cheapest peer: not measured (no peer installed)")
+    else:
+        ratio = peer[1] / zero
+        print(
+            f"  25x cheaper than the cheapest peer ({peer[0]}, {peer[1] * 1e6:.0f} µs): "
+            f"{ratio:.0f}x  {_ok(ratio >= 25)}"
+        )
+
+
+def _ok(held: bool) -> str:
+    return "holds" if held else "MISSED"
+
+
+if __name__ == "__main__":
+    main()
