@@ -18,6 +18,7 @@ class Disposer:
         self._undo: Callable[[], None] | None = undo
 
     def __call__(self) -> None:
+        """Remove the registration; calling again does nothing."""
         undo, self._undo = self._undo, None
         if undo is not None:
             undo()

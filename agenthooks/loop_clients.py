@@ -12,7 +12,9 @@ from typing import Generic, Protocol, TypeVar
 class Closable(Protocol):
     """A client closed with ``await client.aclose()``."""
 
-    def aclose(self) -> Awaitable[object]: ...
+    def aclose(self) -> Awaitable[object]:
+        """Close the client and release its connections."""
+        ...
 
 
 C = TypeVar("C", bound=Closable)

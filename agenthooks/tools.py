@@ -80,6 +80,7 @@ class Tool(Generic[F]):
         self.parameters.pop("title", None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function itself, with no validation and no hooks: a tool stays callable."""
         return self.fn(*args, **kwargs)
 
     def __repr__(self) -> str:

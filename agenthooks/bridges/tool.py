@@ -56,6 +56,11 @@ class BridgeTool(Tool[Any]):
         return f"BridgeTool({self.name!r})"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Refuse to run: the bridged framework runs its own tool, agenthooks only describes it.
+
+        Raises:
+            TypeError: Always, naming the tool.
+        """
         raise TypeError(f"{self!r} describes a tool the bridged framework runs; call that tool")
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:

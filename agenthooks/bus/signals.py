@@ -34,6 +34,7 @@ class BusSignal(blinker.NamedSignal):
         return result
 
     def disconnect(self, receiver: Any, sender: Any = blinker.ANY) -> None:
+        """Disconnect ``receiver`` (from ``sender`` only, if given) and tell the bus to recount."""
         super().disconnect(receiver, sender)
         self._changed()
 

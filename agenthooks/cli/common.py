@@ -116,7 +116,9 @@ def read_store(store: SQLStore, read: Callable[[SQLStore], Coroutine[Any, Any, T
 class Subparsers(Protocol):
     """What ``add_subparsers()`` returns, as the commands use it."""
 
-    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """Add the command ``name`` and return its parser (``kwargs`` as argparse takes them)."""
+        ...
 
 
 def table(

@@ -67,6 +67,11 @@ class Timeline:
         self.started = time.perf_counter()
 
     def __call__(self, record: EventRecord) -> None:
+        """Write one line for ``record``: time since start, turn, denial or error mark, event.
+
+        Per-turn plumbing (stream chunks, stop checks, context transforms) is skipped unless
+        ``verbose``.
+        """
         if record.type in _QUIET and not self.verbose:
             return
         elapsed = (time.perf_counter() - self.started) * 1000

@@ -31,9 +31,21 @@ class Provider(Protocol):
 
     name: str
 
-    async def complete(self, request: ProviderRequest) -> ProviderResponse: ...
+    async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        """Send ``request`` and return the model's whole answer.
 
-    def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]: ...
+        Raises:
+            ProviderError: The endpoint failed or answered something that cannot be read.
+        """
+        ...
+
+    def stream(self, request: ProviderRequest) -> AsyncIterator[StreamItem]:
+        """Send ``request`` and yield ``StreamDelta`` items, then the complete response, last.
+
+        Raises:
+            ProviderError: The endpoint failed, or the stream ended without a complete response.
+        """
+        ...
 
 
 __all__ = ["Provider", "StreamDelta", "StreamItem"]

@@ -1,9 +1,9 @@
-"""Server-sent events (``text/event-stream``) decoded incrementally from raw bytes.
+r"""Server-sent events (``text/event-stream``) decoded incrementally from raw bytes.
 
-Follows the HTML standard's event-stream parsing: lines end in ``\\r\\n``, ``\\n`` or ``\\r``
-(also when a ``\\r\\n`` pair is split between two reads); a line starting with ``:`` is a
+Follows the HTML standard's event-stream parsing: lines end in ``\r\n``, ``\n`` or ``\r``
+(also when a ``\r\n`` pair is split between two reads); a line starting with ``:`` is a
 comment (keepalives); ``field: value`` drops one leading space of the value; ``data`` lines
-accumulate, joined with ``\\n``; a blank line dispatches the event when it has data; a byte
+accumulate, joined with ``\n``; a blank line dispatches the event when it has data; a byte
 order mark at the very start is dropped; ``id`` and ``retry`` are read past. Unlike the
 standard, an event still open when the body ends is delivered by ``end()``: servers that omit
 the final blank line are common, and dropping their last event would lose data in silence.

@@ -144,6 +144,9 @@ class PostgresStore(SQLStore):
 
     @asynccontextmanager
     async def transaction(self, write: bool = True) -> AsyncIterator[Tx]:
+        """A transaction on a connection of the pool: committed when the block ends, rolled
+        back on an exception. ``write`` changes nothing here: PostgreSQL readers never wait for
+        writers."""
         import psycopg
 
         pool = await self._open()
@@ -177,6 +180,8 @@ class PostgresStore(SQLStore):
         return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
     async def lock_schema(self, tx: Tx) -> None:
+        """Take the advisory lock that keeps other processes out of the migration, then create
+        the schema if the store has one."""
         key = zlib.crc32(f"agenthooks:{self.schema or ''}:{self.prefix}".encode())
         await tx.execute("SELECT pg_advisory_xact_lock(?)", (key,))
         if self.schema is not None:  # under the lock: two processes never race to create it

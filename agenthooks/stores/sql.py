@@ -216,6 +216,14 @@ class SQLStore:
     # reading ----------------------------------------------------------------------------------
 
     async def get(self, session_id: str) -> SessionRow | None:
+        """Read one session.
+
+        Returns:
+            The session's row, or ``None`` when the store has no such session.
+
+        Raises:
+            StoreError: The database failed; it names the store and the session.
+        """
         await self._ensure()
         return await self.atomic(
             "reading", session_id, lambda tx: self._row(tx, session_id), write=False
@@ -235,6 +243,16 @@ class SQLStore:
         return _session(rows[0], int(counted[0][0]))
 
     async def history(self, session_id: str, start: int = 0) -> list[ChatMessage]:
+        """Read a session's stored messages in order.
+
+        Args:
+            session_id: The session.
+            start: The position of the first message to return (0: all of them).
+
+        Raises:
+            StoreError: The database failed.
+            ResumeError: A stored message no longer validates; it names the session.
+        """
         await self._ensure()
         rows = await self.atomic(
             "reading the history",
@@ -249,6 +267,11 @@ class SQLStore:
         return [_message(session_id, int(position), body) for position, body in rows]
 
     async def sessions(self, status: Status | None = None) -> list[SessionRow]:
+        """List sessions, most recently updated first.
+
+        Args:
+            status: Only the sessions in this status; ``None`` for every session.
+        """
         await self._ensure()
         where = "" if status is None else " WHERE s.status = ?"
         rows = await self.atomic(
@@ -269,6 +292,19 @@ class SQLStore:
     async def claim(
         self, session_id: str, agent: str, expected: int | None, owner: str, lease_until: float
     ) -> bool:
+        """Mark the session running in ``owner`` until ``lease_until``.
+
+        Args:
+            session_id: The session.
+            agent: The name of the agent that runs it.
+            expected: The version read before; ``None`` when the session must not exist yet
+                (it is created).
+            owner: Who claims it (a process and run id).
+            lease_until: When the claim expires unless renewed (epoch seconds).
+
+        Returns:
+            False when another process changed the session first.
+        """
         await self._ensure()
         now = self.stamp()
 
@@ -290,6 +326,12 @@ class SQLStore:
         return await self.atomic("claiming", session_id, body, now) == 1
 
     async def progress(self, session_id: str, owner: str, step: Progress) -> None:
+        """Store what a running run did so far: new messages, its journal or its paused run.
+
+        Raises:
+            ClaimLostError: ``owner`` no longer holds the session; nothing was stored.
+            StoreError: The database failed.
+        """
         await self._ensure()
         now = self.stamp()
         sets = ["updated_at = ?"]
@@ -310,6 +352,19 @@ class SQLStore:
     async def release(
         self, session_id: str, owner: str, at: int, messages: list[ChatMessage], end: Release
     ) -> None:
+        """Store the end of a run: its last messages and the session's new state.
+
+        Args:
+            session_id: The session.
+            owner: The claim's holder.
+            at: The position of the first of ``messages``.
+            messages: The messages not stored yet.
+            end: The session's state from now on (``idle`` or ``paused``).
+
+        Raises:
+            ClaimLostError: ``owner`` no longer holds the session; nothing was stored.
+            StoreError: The database failed.
+        """
         await self._ensure()
         now = self.stamp()
         params = [
@@ -356,6 +411,11 @@ class SQLStore:
             )
 
     async def renew(self, session_id: str, owner: str, lease_until: float) -> bool:
+        """Extend ``owner``'s claim to ``lease_until``.
+
+        Returns:
+            False when ``owner`` no longer holds the session.
+        """
         await self._ensure()
         # renewing again is harmless: a commit that went unanswered is simply renewed again
         changed = await self.atomic(
@@ -370,6 +430,12 @@ class SQLStore:
         return changed == 1
 
     async def reset(self, session_id: str, expected: int, state: Release) -> bool:
+        """Set an abandoned session (its claim expired) to ``state``.
+
+        Returns:
+            False when the session's version is no longer ``expected``: another process
+            changed it first.
+        """
         await self._ensure()
         now = self.stamp()
         changed = await self.atomic(
@@ -394,6 +460,16 @@ class SQLStore:
         return changed == 1
 
     async def answer(self, session_id: str, call_id: str, answer: Answer) -> PausedRun:
+        """Record the decision for one pending call of a paused session, ahead of its resume.
+
+        Returns:
+            The paused run with the answer in it.
+
+        Raises:
+            UnknownSessionError: The store has no such session.
+            NotPausedError: The session is not paused.
+            NotPendingError: ``call_id`` is not one of the calls the run waits on.
+        """
         await self._ensure()
         now = self.stamp()
 

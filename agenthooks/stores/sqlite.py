@@ -72,6 +72,8 @@ class SQLiteStore(SQLStore):
 
     @asynccontextmanager
     async def transaction(self, write: bool = True) -> AsyncIterator[Tx]:
+        """A transaction on the store's connection: committed when the block ends, rolled back
+        on an exception; ``write=False`` for one that only reads and waits for no writer."""
         # one transaction at a time on this store's connection; the wait for it and for
         # another process's lock on the file (SQLite's busy timeout) share one ``timeout``
         loop = asyncio.get_running_loop()
