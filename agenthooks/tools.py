@@ -42,7 +42,10 @@ class ToolContext:
 
 
 class Tool(Generic[F]):
-    """A function the model may call. Calling the ``Tool`` calls the original function."""
+    """A function the model may call. Calling the ``Tool`` calls the original function.
+
+    Made by ``@tool``; its arguments are those of ``tool``.
+    """
 
     subagent: Any = None
     """The agent this tool delegates to (a sub-agent offered as a tool), else None."""
@@ -192,10 +195,23 @@ def tool(
 ) -> Tool[F] | Callable[[F], Tool[F]]:
     """Turn a typed sync or async function into a ``Tool``.
 
-    ``@tool`` or ``@tool(name=..., description=..., inline=True)``; the description defaults to
-    the docstring. ``inline=True`` runs a sync function on the event loop instead of a thread.
-    ``idempotent=True`` says running it twice does no harm (a stored run that crashed while it
-    ran runs it again on resume; otherwise a human decides).
+    Use it bare (``@tool``) or with options (``@tool(name=..., inline=True)``). The
+    parameters' annotations become the JSON schema the model sees.
+
+    Args:
+        fn: The function, when used bare.
+        name: The name the model calls it by; defaults to the function's name.
+        description: What the model reads about it; defaults to the function's docstring.
+        inline: Run a sync function on the event loop instead of a worker thread (for quick
+            functions that do not block).
+        idempotent: Running it twice with the same arguments does no harm: a stored run that
+            crashed while it ran runs it again on resume (otherwise a human decides).
+
+    Returns:
+        The ``Tool`` (bare use), or a decorator that makes one.
+
+    Raises:
+        RegistrationError: ``fn`` is not callable.
     """
     if fn is not None:
         return Tool(fn)
@@ -212,7 +228,16 @@ def as_tool(obj: Tool[Any] | Callable[..., Any]) -> Tool[Any]:
 
 
 class Scope:
-    """A named group of tools that can be registered, unregistered and disabled together."""
+    """A named group of tools that can be registered, unregistered and disabled together.
+
+    Args:
+        name: The scope's name.
+        tools: ``Tool`` objects, or plain functions (each wrapped as one).
+        enabled: Whether the model is offered its tools.
+
+    Raises:
+        RegistrationError: Two tools have the same name.
+    """
 
     __slots__ = ("name", "tools", "enabled")
 

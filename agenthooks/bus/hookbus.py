@@ -43,10 +43,18 @@ class HookBus(Dispatcher):
     plugins with ``use``; the runtime fires each lifecycle point through ``emit`` (observers),
     ``intercept`` (interceptor folds) and ``check`` (predicates), one loop underneath.
 
-    ``errors="raise"`` (default): a handler's exception ends the run and reaches the caller.
-    ``errors="isolate"``: it is logged and counts as ``None`` (as ``Deny`` in a gate).
-    ``plugins="auto"`` loads every installed plugin of the ``agenthooks.plugins`` entry points
-    (the same as calling ``load_plugins()``).
+    Args:
+        errors: What a handler's exception does. ``"raise"`` (default): it ends the run and
+            reaches the caller. ``"isolate"``: it is logged and counts as ``None`` (as
+            ``Deny`` in a gate). A registration's own ``errors=`` overrides it.
+        plugins: ``"auto"`` loads every installed plugin of the ``agenthooks.plugins`` entry
+            points (the same as calling ``load_plugins()``); a list of names loads those;
+            ``None`` (default) loads none.
+        strict: With ``plugins``: a plugin that fails to load raises its ``PluginError``
+            instead of being reported in ``plugin_errors``.
+
+    Raises:
+        RegistrationError: ``errors`` is neither ``"raise"`` nor ``"isolate"``.
     """
 
     def __init__(

@@ -60,9 +60,7 @@ class BaseMCPServer:
     """An MCP server an agent takes its tools from (``Agent(mcp_servers=[...])``).
 
     It connects lazily, at the first run of its agent, and stays connected until
-    ``agent.aclose()``. ``name`` names its scope (default: the name the server gives itself);
-    ``connect_timeout`` bounds the start, handshake and tool listing. ``call_timeout``
-    (default 60 s) bounds each tool call: one that takes longer ends as an
+    ``agent.aclose()``. A tool call that takes longer than ``call_timeout`` ends as an
     ``MCPTimeoutError`` naming the server, the tool and the timeout, which the model reads.
 
     A connection that ended (a subprocess that died, an HTTP session that is gone) is started
@@ -71,6 +69,17 @@ class BaseMCPServer:
     restarts in a row without a call answered in between, the server is left down: every call
     fails at once with an ``MCPServerDownError`` naming it, until it is closed
     (``agent.aclose()``; a later run starts it again).
+
+    Args:
+        name: The name of its tools' scope; ``None``: the name the server gives itself.
+        connect_timeout: Seconds for the start, the handshake and the tool listing.
+        call_timeout: Seconds each tool call may take (default 60).
+        max_restarts: Restarts in a row, without a call answered in between, before the
+            server is left down (default 3).
+
+    Raises:
+        RegistrationError: A name that is not a non-empty string, a timeout that is not
+            positive, or ``max_restarts`` below 0.
     """
 
     unreachable = "could not be reached"
@@ -375,9 +384,22 @@ def _describe(exc: BaseException) -> str:
 class MCPServerStdio(BaseMCPServer):
     """An MCP server run as a subprocess speaking over its stdin and stdout.
 
-    ``MCPServerStdio("python", ["weather_server.py"])``. ``env`` is added to a minimal
-    inherited environment (PATH, HOME, ...); ``cwd`` is the subprocess's working directory.
-    The subprocess's stderr is this process's.
+    ``MCPServerStdio("python", ["weather_server.py"])``. The subprocess's stderr is this
+    process's.
+
+    Args:
+        command: The program to run.
+        args: Its arguments.
+        env: Variables added to a minimal inherited environment (PATH, HOME, ...).
+        name: The name of its tools' scope; ``None``: the name the server gives itself.
+        cwd: The subprocess's working directory.
+        connect_timeout: Seconds for the start, the handshake and the tool listing.
+        call_timeout: Seconds each tool call may take.
+        max_restarts: Restarts in a row before the server is left down.
+
+    Raises:
+        RegistrationError: An empty command, ``args`` that is not a list of strings, or an
+            invalid option of ``BaseMCPServer``.
     """
 
     unreachable = "could not be started"
@@ -426,7 +448,19 @@ class MCPServerStdio(BaseMCPServer):
 
 
 class MCPServerHTTP(BaseMCPServer):
-    """An MCP server reached over streamable HTTP: ``MCPServerHTTP("http://host:8000/mcp")``."""
+    """An MCP server reached over streamable HTTP: ``MCPServerHTTP("http://host:8000/mcp")``.
+
+    Args:
+        url: The server's endpoint, ``http://`` or ``https://``.
+        name: The name of its tools' scope; ``None``: the name the server gives itself.
+        connect_timeout: Seconds for the connection, the handshake and the tool listing.
+        call_timeout: Seconds each tool call may take.
+        max_restarts: Restarts in a row before the server is left down.
+
+    Raises:
+        RegistrationError: ``url`` is not an http(s) URL, or an option of ``BaseMCPServer``
+            is invalid.
+    """
 
     def __init__(
         self,

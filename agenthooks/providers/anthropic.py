@@ -51,16 +51,28 @@ _DRAIN_SECONDS = 1.0  # how long to wait for the end of the body after ``message
 class AnthropicProvider(HTTPProvider):
     """A provider for the Anthropic Messages API.
 
-    ``model`` is the default model (a request's own ``model`` wins); ``max_tokens`` caps each
-    answer. ``api_key`` falls back to the ``ANTHROPIC_API_KEY`` environment variable and may
-    be absent (a local proxy). ``timeout`` (seconds) is a deadline for the whole response,
-    streamed or not, from sending the request to its last byte. ``extra_body`` is merged into
-    every request body (``metadata``, ``top_k``, another ``thinking`` setting...). Pass
-    ``client`` to share an ``httpx.AsyncClient``; the provider closes only a client it
-    created itself. Use ``async with`` or ``await provider.aclose()`` to release it.
+    Use ``async with`` or ``await provider.aclose()`` to release its client.
 
     A request's ``response_format`` is offered as a tool the model must call (the API's
     structured-output idiom); that call comes back as the answer's text.
+
+    Args:
+        model: The default model; a request's own ``model`` wins.
+        base_url: The API root; ``/v1/messages`` is appended.
+        api_key: Sent as ``x-api-key``; falls back to the ``ANTHROPIC_API_KEY`` environment
+            variable and may be absent (a local proxy).
+        max_tokens: The cap on each answer's length.
+        timeout: Seconds: a deadline for the whole response, streamed or not, from sending
+            the request to its last byte.
+        headers: Extra headers sent with every request.
+        extra_body: Merged into every request body (``metadata``, ``top_k``, another
+            ``thinking`` setting...).
+        client: An ``httpx.AsyncClient`` to share; the provider closes only a client it
+            created itself.
+        name: The provider's name in events and errors.
+
+    Raises:
+        ConfigError: ``max_tokens`` is less than 1.
     """
 
     supports_response_format = True

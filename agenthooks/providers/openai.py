@@ -61,17 +61,25 @@ _RESPONSE_TIMEOUTS = 3  # the whole response may take this many times ``timeout`
 class OpenAIChatProvider(HTTPProvider):
     """A provider for any server speaking the OpenAI Chat Completions API.
 
-    ``model`` is the default model (a request's own ``model`` wins). ``api_key`` falls back
-    to the ``OPENAI_API_KEY`` environment variable and may be absent (local servers).
-    ``timeout`` (seconds) bounds every wait: connecting, sending, and each read.
-    ``response_timeout`` bounds the whole response, from sending the request to its last
-    byte (time a stream's consumer spends between deltas does not count); it defaults to
-    ``3 × timeout``. Pass ``client`` to share an ``httpx.AsyncClient``; the provider closes
-    only a client it created itself. Use ``async with`` or ``await provider.aclose()``.
+    Use ``async with`` or ``await provider.aclose()`` to release its client.
 
     A request's ``response_format`` goes out as ``response_format: {"type": "json_schema"}``
     (structured outputs); for a server without it, set ``supports_response_format = False``
     on the instance and the runtime states the schema in the instructions instead.
+
+    Args:
+        model: The default model; a request's own ``model`` wins.
+        base_url: The API root; ``/chat/completions`` is appended.
+        api_key: Sent as a bearer token; falls back to the ``OPENAI_API_KEY`` environment
+            variable and may be absent (local servers).
+        timeout: Seconds that bound every wait: connecting, sending, and each read.
+        response_timeout: Seconds that bound the whole response, from sending the request to
+            its last byte (time a stream's consumer spends between deltas does not count);
+            defaults to ``3 × timeout``.
+        headers: Extra headers sent with every request.
+        client: An ``httpx.AsyncClient`` to share; the provider closes only a client it
+            created itself.
+        name: The provider's name in events and errors.
     """
 
     supports_response_format = True

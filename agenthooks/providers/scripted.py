@@ -35,21 +35,31 @@ _WORDS = re.compile(r"\s*\S+\s*|\s+")
 class ScriptedProvider:
     """A provider that answers from a script, for demos, tests and benchmarks.
 
-    ``responses`` is a list (any iterable but a string) whose items are, one per call:
-
-    - a ``ProviderResponse``, returned as is;
-    - a ``str``, shorthand for ``ProviderResponse(content=...)``;
-    - an exception instance (or class), raised by that call (to exercise error recovery);
-    - a callable ``request -> ProviderResponse | str``, sync or async, called with the request.
-
-    Or ``responses`` is a single callable, used for every call (the script never runs out).
-    Running out of items raises ``ScriptExhausted``. ``requests`` records a copy of every
-    request received, the failing ones included (``record=False`` turns that off, for
-    benchmarks that make millions of calls). Tool calls with an empty ``id`` get
+    Running out of items raises ``ScriptExhausted``. Tool calls with an empty ``id`` get
     deterministic ids ``call_1``, ``call_2``, ... counted across the provider's life.
-
     ``stream()`` yields the content as ``StreamDelta`` pieces (words with their whitespace,
     or ``chunk_size``-character pieces), then the ``ProviderResponse``.
+
+    Args:
+        responses: A list (any iterable but a string) whose items are, one per call:
+
+            - a ``ProviderResponse``, returned as is;
+            - a ``str``, shorthand for ``ProviderResponse(content=...)``;
+            - an exception instance (or class), raised by that call (to exercise error
+              recovery);
+            - a callable ``request -> ProviderResponse | str``, sync or async, called with
+              the request.
+
+            Or a single callable, used for every call (the script never runs out).
+        name: The provider's name in events and errors.
+        chunk_size: Stream the content in pieces of this many characters instead of words.
+        record: Keep a copy of every request received, the failing ones included, in
+            ``requests``; ``False`` for benchmarks that make millions of calls.
+
+    Raises:
+        TypeError: ``responses`` is a single response instead of a list, or holds an item
+            of none of the kinds above.
+        ValueError: ``chunk_size`` is less than 1.
     """
 
     __slots__ = (

@@ -79,13 +79,16 @@ raises cannot keep a record off the file."""
 class Recorder:
     """A plugin that writes every ``on_event`` record as one JSON line.
 
-    ``target`` is a path (opened now, truncated unless ``append=True``), an open text stream
-    (``sys.stdout``, a socket file; never closed by the recorder), or ``None`` to keep the
-    lines in memory as dicts (``recorder.records``). ``flush_each=True`` flushes after every
-    line (for a live tail); otherwise the recorder flushes when a top-level run ends.
-
     Install it with ``bus.use(recorder)`` / ``agent.use(recorder)``, or with
     ``recorder.attach(agent)``, which also covers sub-agents that have a bus of their own.
+
+    Args:
+        target: A path (opened now), an open text stream (``sys.stdout``, a socket file;
+            never closed by the recorder), or ``None`` to keep the records in memory as
+            dicts (``recorder.records``).
+        append: Add to the file at ``target`` instead of truncating it.
+        flush_each: Flush after every line (for a live tail); otherwise the recorder flushes
+            when a top-level run ends.
     """
 
     name = "recorder"

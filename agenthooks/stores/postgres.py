@@ -51,11 +51,21 @@ def _placeholders(sql: str) -> str:
 
 
 class PostgresStore(SQLStore):
-    """Sessions in the PostgreSQL database ``dsn`` (``postgresql://user@host:5432/db`` or a
-    libpq keyword string).
+    """Sessions in a PostgreSQL database, safe to share between processes.
 
-    ``schema`` puts the tables in that schema (created if missing; default: the connection's
-    search path), ``prefix`` starts their names.
+    Needs the ``postgres`` extra (psycopg 3 and psycopg_pool); the pool opens on first use.
+
+    Args:
+        dsn: Where the database is: ``postgresql://user@host:5432/db`` or a libpq keyword
+            string.
+        schema: The schema that holds the tables (created if missing); ``None`` (default):
+            the connection's search path.
+        prefix: What the table names start with (letters, digits and ``_``).
+        timeout: Seconds one operation may wait for a connection and retry a lost one.
+        pool_size: The most connections the pool opens.
+
+    Raises:
+        StoreError: ``schema`` or ``prefix`` is not a valid name.
     """
 
     for_update = " FOR UPDATE"

@@ -43,11 +43,18 @@ class _SQLiteTx:
 
 
 class SQLiteStore(SQLStore):
-    """Sessions in the SQLite file ``path`` (created with its directory's existing parent).
+    """Sessions in one SQLite file, safe to share between processes.
 
-    ``SQLiteStore(path)``; ``prefix`` starts the table names; ``timeout`` is how long a
-    write waits for another process's lock. Safe to share between processes: every change of
-    state is one ``BEGIN IMMEDIATE`` transaction.
+    Every change of state is one ``BEGIN IMMEDIATE`` transaction.
+
+    Args:
+        path: The database file; created if missing (its directory must exist).
+        prefix: What the table names start with (letters, digits and ``_``).
+        timeout: Seconds a transaction waits for another process's lock on the file before
+            it fails with a ``StoreError``.
+
+    Raises:
+        StoreError: ``prefix`` is not a valid name.
     """
 
     def __init__(
