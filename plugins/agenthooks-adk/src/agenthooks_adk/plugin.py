@@ -437,16 +437,9 @@ class AgentHooksPlugin(BasePlugin):
     # --- streamed responses -----------------------------------------------------------------
 
     async def _hear(self, state: _Run, event: str, cls: type[Any], **values: Any) -> None:
-        """Fire a stream event. While the hook layer's model call is in flight it holds the
-        run's lock (no other handler of the run runs), so the stream's handlers run inside
-        that call; otherwise under the lock, as any event."""
-        if event not in self.bus.listened:
-            return
-        if asyncio.current_task() in state.models:
-            ctx = cls.model_construct(**state.run.base(), **values)
-            await self.bus.dispatch(event, ctx)
-        else:
-            await state.run.fire(event, cls, **values)
+        """Fire a stream event through the run (the hook layer's model call does not hold
+        the run's lock, so the events of a call in flight fire as any event)."""
+        await state.run.fire(event, cls, **values)
 
     async def _chunk(
         self, callback_context: CallbackContext, llm_response: LlmResponse

@@ -375,7 +375,7 @@ class HookedModel(Model):
         streamed = not _STREAM_EVENTS.isdisjoint(run.bus.listened)
         if not _hooked(run):
             completed: ResponseCompletedEvent | None = None
-            feed = _Feed(run, ProviderRequest(model=name), held=False) if streamed else None
+            feed = _Feed(run, ProviderRequest(model=name)) if streamed else None
             if feed is not None:
                 await feed.start()
             try:
@@ -405,7 +405,7 @@ class HookedModel(Model):
         produced: list[tuple[ProviderResponse, ResponseCompletedEvent]] = []
 
         async def call(request: ProviderRequest) -> ProviderResponse:
-            feed = _Feed(run, request, held=True) if streamed else None
+            feed = _Feed(run, request) if streamed else None
             if feed is not None:
                 await feed.start()
             last: ResponseCompletedEvent | None = None
@@ -459,24 +459,16 @@ class HookedModel(Model):
 
 
 class _Feed:
-    """The stream events of one streamed model call. ``held``: the call runs inside the hook
-    layer, which holds the run's lock, so the events are dispatched under it directly."""
+    """The stream events of one streamed model call, fired through the run (the hook
+    layer's model call does not hold the run's lock, so they fire while it is in flight)."""
 
-    def __init__(self, run: BridgeRun, request: ProviderRequest | None, *, held: bool) -> None:
+    def __init__(self, run: BridgeRun, request: ProviderRequest | None) -> None:
         self.run = run
         self.request = request or ProviderRequest()
-        self.held = held
         self.accumulated = ""
 
     async def _fire(self, event: str, cls: type[StreamContext], **values: Any) -> None:
-        run = self.run
-        if event not in run.bus.listened:
-            return
-        if self.held:
-            ctx = cls.model_construct(**run.base(), request=self.request, **values)
-            await run.bus.dispatch(event, ctx)
-        else:
-            await run.fire(event, cls, request=self.request, **values)
+        await self.run.fire(event, cls, request=self.request, **values)
 
     async def start(self) -> None:
         await self._fire("on_stream_start", StreamContext)

@@ -400,11 +400,7 @@ class AgentHooksPlugin(Plugin):
             if state.quiet_model:
                 # no model hook hears the call: it streams through untouched, and nothing is
                 # translated unless a stream observer listens
-                stream = (
-                    _Stream(run, _view(ctx, state.known).request, locked=False)
-                    if state.streams
-                    else None
-                )
+                stream = _Stream(run, _view(ctx, state.known).request) if state.streams else None
                 stop: ModelStopReason | None = None
                 try:
                     if stream is not None:
@@ -458,10 +454,9 @@ class AgentHooksPlugin(Plugin):
                     CAPABILITIES.require("prepare_next_turn", key)
         if not run.listened("should_stop"):
             return False
-        ctx = ShouldStopContext.model_construct(**run.base(), **fields)
-        async with run.serial:
-            verdict: bool = await self.bus.dispatch("should_stop", ctx)
-        return verdict
+        # a predicate: its chain's verdict comes back in place of the context
+        verdict: object = await run.fire("should_stop", ShouldStopContext, **fields)
+        return verdict is True
 
     async def _stopped(self, state: _State) -> ModelStopReason:
         """A ``should_stop`` ended the run: the last assistant text is the answer."""
@@ -513,7 +508,7 @@ class AgentHooksPlugin(Plugin):
                 )
             # the run's lock is held across the call (model_call): stream observers are
             # dispatched directly
-            stream = _Stream(run, request, locked=True) if state.streams else None
+            stream = _Stream(run, request) if state.streams else None
             stop: ModelStopReason | None = None
             try:
                 if stream is not None:
@@ -753,27 +748,14 @@ class AgentHooksPlugin(Plugin):
             name=str(tool_use["name"]),
             arguments=dict(arguments) if isinstance(arguments, dict) else {},
         )
-        got = await state.run.fire(
-            "on_tool_call_error",
-            ToolCallErrorContext,
-            call=call,
-            tool=tool,
-            tool_call_id=call_id,
-            error=exc,
-            source=source,
-        )
-        if isinstance(got, ToolCallErrorContext) and got.recovered:
+        outcome = await state.run.tool_failed(call, tool, exc, source)
+        if outcome.error is None:  # a handler recovered: the model reads its result
             yield ToolResultEvent(
-                {
-                    "toolUseId": call_id,
-                    "status": "success",
-                    "content": [{"text": _text(got.result)}],
-                }
+                {"toolUseId": call_id, "status": "success", "content": [{"text": outcome.text}]}
             )
             return
-        if isinstance(got, ToolCallErrorContext) and got.error is not exc and got.error is not None:
-            text = str(got.error) if not isinstance(got.error, str) else got.error
-            yield _error_result(call_id, text)
+        if outcome.error is not exc:  # a handler reworded the error
+            yield _error_result(call_id, outcome.error_text())
             return
         async for event in next_fn(ctx):
             yield event
@@ -833,12 +815,11 @@ class _Stream:
     """The stream events of one model call: ``on_stream_start``, ``on_stream_chunk`` per text
     delta Strands streams, then ``on_stream_end`` or ``on_stream_error``."""
 
-    __slots__ = ("run", "request", "locked", "accumulated")
+    __slots__ = ("run", "request", "accumulated")
 
-    def __init__(self, run: BridgeRun, request: ProviderRequest, *, locked: bool) -> None:
+    def __init__(self, run: BridgeRun, request: ProviderRequest) -> None:
         self.run = run
         self.request = request
-        self.locked = locked
         self.accumulated = ""
 
     async def start(self) -> None:
@@ -857,14 +838,11 @@ class _Stream:
         await self._fire("on_stream_error", StreamErrorContext, error=error)
 
     async def _fire(self, event: str, cls: type[Any], **values: Any) -> None:
-        run = self.run
-        if not run.listened(event):
-            return
-        values = {"request": self.request, "accumulated": self.accumulated, **values}
-        if not self.locked:
-            await run.fire(event, cls, **values)
-            return
-        await run.bus.dispatch(event, cls.model_construct(**run.base(), **values))
+        # the hook layer's model call does not hold the run's lock: the events of a call in
+        # flight fire through the run like any other
+        if self.run.listened(event):
+            values = {"request": self.request, "accumulated": self.accumulated, **values}
+            await self.run.fire(event, cls, **values)
 
 
 # --- helpers -------------------------------------------------------------------------------
