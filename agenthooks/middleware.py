@@ -70,6 +70,9 @@ class Stack:
     """An ordered, immutable list of middleware; ``compose`` builds the onion around a call.
 
     Rebuilt (a new ``Stack``) whenever the set changes; a call composes the snapshot it got.
+
+    Args:
+        layers: The middleware, the first outermost.
     """
 
     __slots__ = ("_wraps", "layers")

@@ -28,7 +28,16 @@ Status = Literal["pending", "approved", "denied", "expired"]
 
 
 class StoreApprovals:
-    """The pending calls of every paused session of a store, as approval requests."""
+    """The pending calls of every paused session of a store, as approval requests.
+
+    Args:
+        store: A store, or the URL or path of one (``postgresql://...``,
+            ``sqlite:///file.db``, ``file.db``); ``None``: ``$AGENTHOOKS_STORE``.
+
+    Raises:
+        StoreError: No store is given and ``AGENTHOOKS_STORE`` is not set, or the URL names
+            no store this package can open.
+    """
 
     name = "store"
 

@@ -19,9 +19,18 @@ STORE_ENV = "AGENTHOOKS_STORE"
 
 
 def open_store(url: str | None = None) -> SQLStore:
-    """The store ``url`` names (default: ``$AGENTHOOKS_STORE``). A PostgreSQL URL may carry
-    ``agenthooks_schema`` and ``agenthooks_prefix`` query parameters (taken off before
-    connecting); a SQLite URL or path may carry neither."""
+    """Open the store a URL or path names.
+
+    A PostgreSQL URL may carry ``agenthooks_schema`` and ``agenthooks_prefix`` query
+    parameters (taken off before connecting); a SQLite URL or path may carry neither.
+
+    Args:
+        url: ``postgresql://...``, ``sqlite:///file.db`` or a file path; ``None``:
+            ``$AGENTHOOKS_STORE``.
+
+    Raises:
+        StoreError: No store is given, or the URL cannot name one (it says why).
+    """
     url = url if url is not None else os.environ.get(STORE_ENV, "")
     if not url.strip():
         raise StoreError(
