@@ -16,9 +16,14 @@ class Deny:
     """
 
     reason: str | None = None
+    """Why: the tool message the model reads, or the run's content; ``None`` for the default."""
 
     def text(self, tool_name: str | None = None) -> str:
-        """The reason as the model or caller reads it."""
+        """The reason as the model or caller reads it.
+
+        Args:
+            tool_name: The denied tool, for the default text; ``None`` on run-level events.
+        """
         if self.reason:
             return self.reason
         return f'Tool call "{tool_name}" was denied' if tool_name else "denied"
@@ -37,9 +42,14 @@ class Ask:
     """
 
     reason: str | None = None
+    """What the human is asked, kept with the pending call; ``None`` for the default."""
 
     def text(self, tool_name: str | None = None) -> str:
-        """The reason a human reads."""
+        """The reason a human reads.
+
+        Args:
+            tool_name: The asked tool, for the default text.
+        """
         if self.reason:
             return self.reason
         return f'Tool call "{tool_name}" needs approval' if tool_name else "needs approval"

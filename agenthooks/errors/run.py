@@ -21,7 +21,11 @@ class RunAborted(AgentHooksError):
 
 
 class StopRun(AgentHooksError):
-    """Raise from a hook or plugin to stop the run: fires ``on_stop(reason)``, then ``on_chat_error``."""
+    """Raise from a hook or plugin to stop the run: fires ``on_stop(reason)``, then ``on_chat_error``.
+
+    Args:
+        reason: Why the run stops; ``on_stop`` and the caller read it.
+    """
 
     def __init__(self, reason: str = "stopped") -> None:
         self.reason = reason

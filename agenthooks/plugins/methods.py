@@ -29,8 +29,23 @@ def _hook(
     guard: bool | None = None,
     errors: str | None = None,
 ) -> Callable[[F], F]:
-    """Mark a plugin method as a handler: of ``event`` (default: the method's name), with
-    registration options. ``@hook(guard=True)`` on ``def pre_tool_call(self, ctx)``."""
+    """Mark a plugin method as a handler, with registration options.
+
+    ``@hook(guard=True)`` on ``def pre_tool_call(self, ctx)``; ``@hook("pre_tool_call",
+    match="shell")`` on a method of any name. The options are those of ``HookBus.on``;
+    ``priority``, ``guard`` or ``errors`` left ``None`` take the plugin's attribute of that
+    name, if it has one.
+
+    Args:
+        event: The event the method handles; default: the method's name.
+        match: The tool, sub-agent or handoff names it handles (a name, a regex or a list).
+        priority: Higher runs earlier.
+        guard: Run it in the guard tier: after every ordinary handler, fail closed.
+        errors: ``"raise"`` or ``"isolate"``: what its exception does.
+
+    Returns:
+        A decorator that marks the method and returns it unchanged.
+    """
 
     def mark(fn: F) -> F:
         fn.__agenthooks_hook__ = {  # type: ignore[attr-defined]
