@@ -96,13 +96,28 @@ class HookBus(Dispatcher):
     else:
 
         def on(self, event, handler=None, *, match=None, priority=0, errors=None, guard=False):
-            """Register ``handler`` on ``event`` (a canonical name or a seed alias).
+            """Register ``handler`` on ``event``.
 
-            Returns a disposer that removes it (also a context manager). Without ``handler``,
-            returns a decorator that registers the function and returns it unchanged.
-            ``guard=True`` puts it in the guard tier: after every ordinary handler, never
-            skipped by their short-circuits, fail closed. ``match=`` (tool, sub-agent and
-            handoff events) takes a name, a compiled regex or a list of those."""
+            Args:
+                event: A canonical event name or an alias of one.
+                handler: Called with the event's context; omit it to use ``on`` as a
+                    decorator.
+                match: Tool, sub-agent and handoff events only: the names it handles (a
+                    name, a compiled regex or a list of those).
+                priority: Higher runs earlier; equal priorities run in registration order.
+                errors: ``"raise"`` or ``"isolate"`` for this handler; ``None``: the bus's.
+                guard: Put it in the guard tier: after every ordinary handler, never skipped
+                    by their short-circuits, fail closed.
+
+            Returns:
+                A disposer that removes it (also a context manager); without ``handler``, a
+                decorator that registers the function and returns it unchanged.
+
+            Raises:
+                UnknownEventError: ``event`` is not an event; it names the closest ones.
+                RegistrationError: An option is invalid, ``match`` on an event without
+                    names, or a handler that cannot take the context.
+            """
             return self._register(event, handler, match, priority, errors, guard, False)
 
         def once(self, event, handler=None, *, match=None, priority=0, errors=None, guard=False):
@@ -123,7 +138,11 @@ class HookBus(Dispatcher):
         return self._register(event, handler, match, priority, errors, guard, False)  # type: ignore[return-value]
 
     def off(self, event: EventName | str, handler: Handler) -> bool:
-        """Remove every registration of ``handler`` on ``event``; True if one was removed."""
+        """Remove every registration of ``handler`` on ``event``.
+
+        Returns:
+            True if one was removed.
+        """
         spec = resolve(event)
         found = [
             r for r in self._registrations.get(spec.name, ()) if r.fn is handler or r.fn == handler
@@ -267,8 +286,20 @@ class HookBus(Dispatcher):
         return self.stacks.get("tool") or Stack()
 
     def use(self, item: Any) -> Disposer:
-        """Add a ``Middleware`` (to the stacks it declares) or install a plugin; returns a
-        disposer that removes it."""
+        """Add a ``Middleware`` (to the stacks it declares) or install a plugin.
+
+        Args:
+            item: A ``Middleware``, or a plugin: an object whose public methods are named
+                after events (or marked ``@hook``), with optional ``middleware`` and
+                ``setup(bus)``.
+
+        Returns:
+            A disposer that removes it.
+
+        Raises:
+            RegistrationError: ``item`` is neither middleware nor a plugin, or a plugin of
+                its name is installed already.
+        """
         if isinstance(item, Middleware):
             self._set_middleware((*self.middleware, item))
 
