@@ -78,8 +78,20 @@ class ApprovalSource(Protocol):
     async def answer(
         self, approval_id: str, approved: bool, *, reason: str | None = None, by: str | None = None
     ) -> Approval:
-        """Approve or deny ``approval_id``; returns it answered. Raises ``ApprovalError``
-        when it is unknown or no longer pending."""
+        """Approve or deny one pending request.
+
+        Args:
+            approval_id: The request.
+            approved: True to let the call run, False to deny it.
+            reason: Why; a denial's reason is the tool message the model reads.
+            by: Who answered, kept with the answer.
+
+        Returns:
+            The request, answered.
+
+        Raises:
+            ApprovalError: The request is unknown or no longer pending.
+        """
         ...
 
     async def aclose(self) -> None:
