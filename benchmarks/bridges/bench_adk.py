@@ -13,12 +13,9 @@ thread's CPU time (which the machine's other load does not move).
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
-import statistics
 import sys
-import time
 import warnings
 from collections.abc import AsyncGenerator
 from importlib.metadata import version
@@ -37,12 +34,9 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
-from harness import interleaved, report
+from harness import FIVE_OBSERVERS, NO_HANDLER, compare, five_observers, rounds
 
 from agenthooks import HookBus
-
-CALLS = 3  # 2 model calls + 1 tool call per run
-OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
 
 CALL = LlmResponse(
     content=types.Content(
@@ -98,51 +92,22 @@ def variant(plugin: BasePlugin | None) -> Any:
     return run
 
 
-def thread_times(variants: dict[str, Any], rounds: int, warmup: int = 3) -> dict[str, float]:
-    """The median CPU seconds (this thread's) of one run of each variant, interleaved as
-    ``harness.interleaved`` does: what the run costs, whatever else the machine runs."""
-
-    async def measure() -> dict[str, float]:
-        for _ in range(warmup):
-            for run in variants.values():
-                await run()
-        times: dict[str, list[float]] = {name: [] for name in variants}
-        for _ in range(rounds):
-            for name, run in variants.items():
-                started = time.thread_time()
-                await run()
-                times[name].append(time.thread_time() - started)
-        return {name: statistics.median(ts) for name, ts in times.items()}
-
-    return asyncio.run(measure())
-
-
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     logging.disable(logging.WARNING)  # ADK warns on every run of a model without usage
     warnings.simplefilter("ignore")
-    observed = HookBus()
-    for event in OBSERVED:
-        observed.on(event, lambda ctx: None)
-    variants = {
-        "adk alone": variant(None),
-        "an empty plugin": variant(EmptyPlugin()),
-        "bridge, no handler": variant(AgentHooksPlugin(HookBus())),
-        "bridge, five observers": variant(AgentHooksPlugin(observed)),
-    }
-    targets = {"bridge, no handler": 0.1, "bridge, five observers": 0.5}
-    title = f"Google ADK {version('google-adk')} with agenthooks-adk ({rounds} rounds)"
-    medians = interleaved(variants, rounds)
-    report(title, medians, "adk alone", CALLS, {})
     # ADK calls every plugin's callbacks (BasePlugin's are empty) whatever the plugin: the
     # bridge's own cost is what it adds to a plugin that does nothing
-    without_adk = {k: v for k, v in medians.items() if k != "adk alone"}
-    report(f"{title}: beside an empty plugin", without_adk, "an empty plugin", CALLS, targets)
-    # on a loaded machine the wall-clock medians move with the other processes; the thread's
-    # CPU time does not
-    cpu = thread_times(variants, rounds)
-    cpu = {k: v for k, v in cpu.items() if k != "adk alone"}
-    report(f"{title}: CPU time, beside an empty plugin", cpu, "an empty plugin", CALLS, targets)
+    compare(
+        f"Google ADK {version('google-adk')} with agenthooks-adk",
+        {
+            "adk alone": variant(None),
+            "an empty plugin": variant(EmptyPlugin()),
+            NO_HANDLER: variant(AgentHooksPlugin(HookBus())),
+            FIVE_OBSERVERS: variant(AgentHooksPlugin(five_observers())),
+        },
+        baseline="an empty plugin",
+        rounds=rounds(),
+    )
 
 
 if __name__ == "__main__":

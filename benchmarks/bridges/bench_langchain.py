@@ -19,7 +19,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agenthooks_langchain import AgentHooksMiddleware
-from harness import interleaved, report
+from harness import FIVE_OBSERVERS, NO_HANDLER, compare, five_observers, rounds
 from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -28,9 +28,6 @@ from langchain_core.outputs import ChatResult
 from langchain_core.tools import tool
 
 from agenthooks import HookBus
-
-CALLS = 3  # 2 model calls + 1 tool call per run
-OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
 
 
 class ScriptedModel(GenericFakeChatModel):
@@ -95,29 +92,18 @@ def variant(middleware: AgentMiddleware | None) -> Any:  # type: ignore[type-arg
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    observed = HookBus()
-    for event in OBSERVED:
-        observed.on(event, lambda ctx: None)
-    medians = interleaved(
+    # LangChain's middleware costs the same for any middleware of this shape: the bridge's own
+    # cost is what it adds to an empty one
+    compare(
+        f"LangChain {version('langchain')} with agenthooks-langchain",
         {
             "langchain alone": variant(None),
             "an empty middleware": variant(EmptyMiddleware()),
-            "bridge, no handler": variant(AgentHooksMiddleware(HookBus())),
-            "bridge, five observers": variant(AgentHooksMiddleware(observed)),
+            NO_HANDLER: variant(AgentHooksMiddleware(HookBus())),
+            FIVE_OBSERVERS: variant(AgentHooksMiddleware(five_observers())),
         },
-        rounds,
-    )
-    title = f"LangChain {version('langchain')} with agenthooks-langchain ({rounds} rounds)"
-    report(title, medians, "langchain alone", CALLS, {})
-    # LangChain's middleware costs the same for any middleware of this shape: the bridge's own
-    # cost is what it adds to an empty one
-    report(
-        f"{title}: beside an empty middleware of the same shape",
-        {k: v for k, v in medians.items() if k != "langchain alone"},
-        "an empty middleware",
-        CALLS,
-        {"bridge, no handler": 0.1, "bridge, five observers": 0.5},
+        baseline="an empty middleware",
+        rounds=rounds(),
     )
 
 

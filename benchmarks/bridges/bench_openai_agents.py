@@ -8,7 +8,7 @@ Run: ``.venv/bin/python benchmarks/bridges/bench_openai_agents.py [rounds]``
 from __future__ import annotations
 
 import sys
-import time
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
-from harness import interleaved, report
+from harness import FIVE_OBSERVERS, NO_HANDLER, compare, five_observers, rounds
 
 from agenthooks import HookBus
 
@@ -50,23 +50,9 @@ def script(agent: Agent[Any]) -> Agent[Any]:
     return agent
 
 
-def observed() -> HookBus:
-    bus = HookBus()
-    for event in (
-        "on_loop_start",
-        "pre_request",
-        "on_response",
-        "pre_tool_call",
-        "on_tool_call_result",
-    ):
-        bus.on(event, lambda ctx: None)
-    return bus
-
-
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     bare = AgentHooksRunner(HookBus())
-    five = AgentHooksRunner(observed())
+    five = AgentHooksRunner(five_observers())
     agents = [agent(), agent(), agent()]
     # one run config for every variant, as an application passes it: without one, the SDK
     # makes and closes a model provider per run and the bridge one of its own, and the
@@ -76,24 +62,22 @@ def main() -> None:
     async def sdk_alone() -> object:
         return await Runner.run(script(agents[0]), "Read /tmp/b.txt", run_config=config)
 
-    async def bridge_no_handlers() -> object:
+    async def bridge_no_handler() -> object:
         return await bare.run(script(agents[1]), "Read /tmp/b.txt", run_config=config)
 
     async def bridge_five_observers() -> object:
         return await five.run(script(agents[2]), "Read /tmp/b.txt", run_config=config)
 
-    variants = {
-        "Agents SDK alone": sdk_alone,
-        "bridge, no handlers": bridge_no_handlers,
-        "bridge, five observers": bridge_five_observers,
-    }
-    targets = {"bridge, no handlers": 0.1, "bridge, five observers": 0.5}
-    title = f"OpenAI Agents SDK, 2 model calls + 1 tool call, {rounds} rounds"
-    for clock, what in ((time.perf_counter, "wall time"), (time.process_time, "CPU time")):
-        # wall time is what a user waits; on a shared machine other processes' load moves it
-        # far more than the bridge does, so the CPU time of this process is shown too
-        medians = interleaved(variants, rounds, clock=clock)
-        report(f"{title}, {what}", medians, "Agents SDK alone", calls=3, targets=targets)
+    compare(
+        f"OpenAI Agents SDK {version('openai-agents')} with agenthooks-openai-agents",
+        {
+            "openai-agents alone": sdk_alone,
+            NO_HANDLER: bridge_no_handler,
+            FIVE_OBSERVERS: bridge_five_observers,
+        },
+        baseline="openai-agents alone",
+        rounds=rounds(),
+    )
 
 
 if __name__ == "__main__":

@@ -13,10 +13,7 @@ dispatching a capability of that shape).
 
 from __future__ import annotations
 
-import asyncio
-import statistics
 import sys
-import time
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -24,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agenthooks_pydantic_ai import AgentHooksCapability
-from harness import interleaved, report
+from harness import FIVE_OBSERVERS, NO_HANDLER, compare, five_observers, rounds
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -32,8 +29,6 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agenthooks import HookBus
 
-CALLS = 3  # 2 model calls + 1 tool call per run
-OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
 TOOL_CALL = ModelResponse(parts=[ToolCallPart("lookup", {"city": "Paris"}, tool_call_id="call_1")])
 ANSWER = ModelResponse(parts=[TextPart("It is sunny.")])
 
@@ -81,58 +76,18 @@ def variant(capability: AbstractCapability[Any] | None) -> Any:
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    observed = HookBus()
-    for event in OBSERVED:
-        observed.on(event, lambda ctx: None)
-    variants = {
-        "pydantic-ai alone": variant(None),
-        "a pass-through capability": variant(PassThrough()),
-        "bridge, no handler": variant(AgentHooksCapability(HookBus())),
-        "bridge, five observers": variant(AgentHooksCapability(observed)),
-    }
-    medians = interleaved(variants, rounds)
-    report(
-        f"Pydantic AI {version('pydantic-ai-slim')} with agenthooks-pydantic-ai ({rounds} rounds)",
-        medians,
-        "pydantic-ai alone",
-        CALLS,
-        {"bridge, no handler": 0.1, "bridge, five observers": 0.5},
-    )
     # Pydantic AI's own price for a capability with these hooks, apart from the bridge's
-    report(
-        "The same, against a pass-through capability with the bridge's hooks",
-        {k: v for k, v in medians.items() if k != "pydantic-ai alone"},
-        "a pass-through capability",
-        CALLS,
-        {"bridge, no handler": 0.1, "bridge, five observers": 0.5},
+    compare(
+        f"Pydantic AI {version('pydantic-ai-slim')} with agenthooks-pydantic-ai",
+        {
+            "pydantic-ai alone": variant(None),
+            "a pass-through capability": variant(PassThrough()),
+            NO_HANDLER: variant(AgentHooksCapability(HookBus())),
+            FIVE_OBSERVERS: variant(AgentHooksCapability(five_observers())),
+        },
+        baseline="a pass-through capability",
+        rounds=rounds(),
     )
-    # the CPU time the process spent per run: on a machine other processes load, the wall
-    # clock counts their time slices too, and this does not
-    cpu = cpu_medians(variants, rounds)
-    report(
-        "CPU time per run (time.process_time), against the pass-through capability",
-        {k: v for k, v in cpu.items() if k != "pydantic-ai alone"},
-        "a pass-through capability",
-        CALLS,
-        {"bridge, no handler": 0.1, "bridge, five observers": 0.5},
-    )
-
-
-def cpu_medians(variants: dict[str, Any], rounds: int) -> dict[str, float]:
-    """The median CPU seconds of one run of each variant, interleaved as ``interleaved``
-    does for the wall clock."""
-
-    async def measure() -> dict[str, float]:
-        spent: dict[str, list[float]] = {name: [] for name in variants}
-        for _ in range(rounds):
-            for name, run in variants.items():
-                started = time.process_time()
-                await run()
-                spent[name].append(time.process_time() - started)
-        return {name: statistics.median(values) for name, values in spent.items()}
-
-    return asyncio.run(measure())
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agenthooks_strands import AgentHooksPlugin
 from agenthooks_strands.testing import ScriptedModel, tool_calls
-from harness import interleaved, report
+from harness import FIVE_OBSERVERS, NO_HANDLER, compare, five_observers, rounds
 from strands import Agent, tool
 
 from agenthooks import HookBus
-
-CALLS = 3  # 2 model calls + 1 tool call per run
-OBSERVED = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_message")
 
 
 @tool
@@ -57,31 +55,16 @@ def variant(plugin: AgentHooksPlugin | None) -> Any:
 
 def main() -> None:
     logging.disable(logging.WARNING)  # Strands logs each tool call at INFO/WARNING
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    observed = HookBus()
-    for event in OBSERVED:
-        observed.on(event, lambda ctx: None)
-    medians = interleaved(
+    compare(
+        f"Strands {version('strands-agents')} with agenthooks-strands",
         {
             "strands alone": variant(None),
-            "bridge, no handler": variant(AgentHooksPlugin(HookBus())),
-            "bridge, five observers": variant(AgentHooksPlugin(observed)),
+            NO_HANDLER: variant(AgentHooksPlugin(HookBus())),
+            FIVE_OBSERVERS: variant(AgentHooksPlugin(five_observers())),
         },
-        rounds,
+        baseline="strands alone",
+        rounds=rounds(),
     )
-    report(
-        f"Strands {version()} with agenthooks-strands ({rounds} rounds)",
-        medians,
-        "strands alone",
-        CALLS,
-        {"bridge, no handler": 0.1, "bridge, five observers": 0.5},
-    )
-
-
-def version() -> str:
-    from importlib.metadata import version as dist_version
-
-    return dist_version("strands-agents")
 
 
 if __name__ == "__main__":
