@@ -51,7 +51,7 @@ test: $(STAMP)
 # the reliability suite's long variants: every occurrence, policy and fault, every cancel
 # point, many more hypothesis examples, 60,000 concurrent runs (the figures print as it runs)
 soak: $(STAMP)
-	AGENTHOOKS_SOAK=1 $(PY) -m pytest -q -s tests/reliability
+	AGENTHOOKS_SOAK=1 $(PY) -m pytest -q -s tests/reliability plugins/agenthooks-redis/tests/test_redis_stream_trimming.py
 
 demo: $(DEMO_STAMP)  # make demo ARGS="--provider anthropic --model NAME"
 	$(PY) -m agenthooks.demo $(ARGS)

@@ -15,9 +15,10 @@ from typing import Any
 
 from langgraph.types import Command, Interrupt
 
-from agenthooks.decisions import Approve, Decision, Deny
+from agenthooks import Approve, Deny
 from agenthooks.errors import ResumeError
 from agenthooks.messages import ToolCall
+from agenthooks.plugins import Decision
 
 REQUEST_TYPE = "tool_approval"
 """The ``type`` of the interrupt value a paused call raises."""

@@ -28,9 +28,8 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
 
-from agenthooks import HookBus
+from agenthooks import Deny, HookBus
 from agenthooks.bridges import BridgeError, BridgeRun, BridgeTool, ToolOutcome
-from agenthooks.decisions import Deny
 from agenthooks.errors import ToolValidationError, UnsupportedReturnError
 from agenthooks.events import (
     GROUPS,

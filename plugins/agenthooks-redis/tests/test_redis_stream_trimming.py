@@ -19,11 +19,11 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import agenthooks_redis
 import pytest
-from rel_tally import Tally
+import redis
 
-redis = pytest.importorskip("redis")
-agenthooks_redis = pytest.importorskip("agenthooks_redis")
+from agenthooks.testing import Tally
 
 URL = "redis://127.0.0.1:6379/0"
 LIMIT = 20.0  # seconds a case may take to catch up
