@@ -247,13 +247,12 @@ class BridgeRun:
             result=None,
             error=None,
         )
-        ctx._answered = approved  # what the runtime's resume marks, the same way
 
         def body(ctx: PreToolCallContext) -> Awaitable[Any]:
             return invoke(ctx.call.arguments)
 
         inner = stack.compose(body) if stack else body
-        outcome: ToolOutcome = await self._tool_hooks.wrap(ctx, inner)
+        outcome: ToolOutcome = await self._tool_hooks.wrap(ctx, inner, approved=approved)
         if outcome.text is None and outcome.error is None and outcome.asked is None:
             render(outcome)  # a result a hook gave or rewrote, written down as the model reads it
         if outcome.asked is not None:

@@ -55,6 +55,8 @@ class Dispatcher:
         event: str,
         ctx: EventContext,
         between: Callable[[EventContext], bool] | None = None,
+        *,
+        approved: bool = False,
     ) -> Any:
         """Fire ``event`` (a canonical name or an alias) with ``ctx``.
 
@@ -62,7 +64,9 @@ class Dispatcher:
         that refused the step or the ``Ask`` that paused it (or ``None``) for an interceptor,
         the verdict for a predicate.
         ``between(ctx)`` runs after the ordinary handlers, before the guards (which it skips
-        by returning True). An unknown name raises ``UnknownEventError``."""
+        by returning True). ``approved``: a human approved this step at ``resume()``, so an
+        ``Ask`` returned for it counts as ``None``. An unknown name raises
+        ``UnknownEventError``."""
         if event not in self.listened:
             try:  # a canonical name nobody listens to, the common case: one lookup
                 return _QUIET[event]
@@ -134,7 +138,7 @@ class Dispatcher:
                             verdict = True
                             break
                         continue
-                    stop, deny = apply_return(spec, ctx, result, reg)
+                    stop, deny = apply_return(spec, ctx, result, reg, approved)
                 except Exception as exc:
                     stop, deny = False, self._failed(reg, spec, exc, ctx)
                 # a short-circuit or recovery ends the ordinary tier; guards never stop early

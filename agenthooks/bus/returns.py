@@ -32,9 +32,10 @@ log = structlog.get_logger("agenthooks")
 
 
 def apply_return(
-    spec: EventSpec, ctx: EventContext, result: Any, reg: Registration
+    spec: EventSpec, ctx: EventContext, result: Any, reg: Registration, approved: bool = False
 ) -> tuple[bool, Deny | Ask | None]:
-    """Validate ``result`` and apply it to ``ctx``.
+    """Validate ``result`` and apply it to ``ctx`` (``approved``: a human approved the step at
+    resume, so an ``Ask`` counts as ``None``).
 
     Returns (stop the ordinary chain, the deny or ask that ends the chain). All keys are validated before any is applied,
     so a bad return leaves the context as the previous handler left it.
@@ -68,7 +69,7 @@ def apply_return(
                     f"handler {reg.label} returned Ask on {spec.name!r}, which cannot pause a "
                     f"run; it may return {spec.may_return}"
                 )
-            if getattr(ctx, "_answered", False):  # approved at resume: the ask is answered
+            if approved:  # a human approved the step at resume: the ask is answered
                 return _GO_ON
             return True, result
         if not isinstance(result, Mapping):

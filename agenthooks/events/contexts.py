@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..messages import (
     AgentResponse,
@@ -224,8 +224,6 @@ class PreRequestContext(_ShortCircuit):
     chunks_sent: int = 0
     record_input: ClassVar[str | None] = "request"
     record_output: ClassVar[str | None] = "response"
-    _run: Any = PrivateAttr(default=None)
-    """The runtime's run making the call (not a field: hooks never see it)."""
 
 
 class StreamContext(EventContext):
@@ -416,10 +414,6 @@ class PreToolCallContext(_ToolEvent, _ShortCircuit):
 
     result: Any = None
     error: BaseException | str | None = None
-    _flight: Any = PrivateAttr(default=None)
-    """The runtime's call on its way (not a field: hooks never see it)."""
-    _answered: bool = PrivateAttr(default=False)
-    """True when a human approved the call at resume: an ``Ask`` for it counts as ``None``."""
 
 
 @event(
@@ -619,9 +613,6 @@ class PreHandoffContext(HandoffContext):
     """``pre_handoff``: before control passes from ``from_agent`` to ``to_agent``.
     Returns: ``Deny(reason)`` keeps the current agent; the reason becomes the tool message.
     ``Ask(reason)`` pauses the run: the handoff call waits for a human's decision."""
-
-    _answered: bool = PrivateAttr(default=False)
-    """True when a human approved the handoff at resume: an ``Ask`` counts as ``None``."""
 
 
 @event(

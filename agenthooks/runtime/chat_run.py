@@ -318,6 +318,7 @@ async def _end_done(run: Run, response: AgentResponse, started: float) -> None:
 
 
 async def end_paused(run: Run, response: AgentResponse, started: float) -> None:
+    """The end of a run that waits for a human: ``on_chat_paused``, then the end events."""
     # the asked calls stay open (no tool message): resume() answers them
     failure: list[BaseException] = []
     if run.journal is not None:  # stored before anyone hears of the pause
@@ -343,6 +344,8 @@ async def end_paused(run: Run, response: AgentResponse, started: float) -> None:
 
 
 async def end_failed(run: Run, exc: Exception, started: float) -> None:
+    """The end of a run ``exc`` ended: its open calls closed, ``on_chat_error``, then the end
+    events."""
     # a StopRun's reason is meant to be read; any other error stays out of the model's view
     closed = run.close_open_calls(exc.reason if isinstance(exc, StopRun) else CUT_SHORT)
 
@@ -359,6 +362,8 @@ async def end_failed(run: Run, exc: Exception, started: float) -> None:
 
 
 async def end_aborted(run: Run, exc: BaseException, reason: Any, started: float) -> None:
+    """The end of a cancelled or aborted run: its open calls closed, ``on_chat_abort``, then
+    the end events."""
     closed = run.close_open_calls("cancelled")  # before the first await of the teardown
 
     async def abort() -> None:

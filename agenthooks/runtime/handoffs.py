@@ -89,8 +89,7 @@ async def _gate(run: Run, target: Agent, answered: bool) -> Deny | Ask | None:
             to_agent=target.name,
             short_circuit=None,
         )
-        ctx._answered = answered
-        deny = await bus.dispatch("pre_handoff", ctx)
+        deny = await bus.dispatch("pre_handoff", ctx, approved=answered)
     if deny is None and "pre_agent" in bus.listened:
         base = run.context_fields | {"agent": target.name, "branch": run.branch_of(target)}
         actx = PreAgentContext(**base, input=run.input, response=None, short_circuit=None)

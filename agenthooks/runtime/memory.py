@@ -65,6 +65,7 @@ class MemoryView:
 
     @property
     def store(self) -> MutableMapping[str, Any]:
+        """The mapping the memory keeps its values in."""
         return self.memory.store
 
     def __contains__(self, key: object) -> bool:

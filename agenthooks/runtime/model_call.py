@@ -25,7 +25,7 @@ from ..events.contexts import (
 )
 from ..messages import ProviderRequest, ProviderResponse
 from ..providers.base import StreamDelta
-from .run_state import Run, common
+from .run_state import LIVE_RUNS, Run, common
 from .streaming import TextDelta
 
 
@@ -50,7 +50,6 @@ def model_call(run: Run, request: ProviderRequest) -> Awaitable[ProviderResponse
         stream=streaming,
         chunks_sent=0,
     )
-    ctx._run = run
     if not streaming:
         return hooks.wrap(ctx, hooks.inner)  # type: ignore[union-attr]
     return _streamed_call(run, ctx, hooks)
@@ -84,6 +83,8 @@ class ModelHooks:
         """What this layer wraps when it is the outermost layer of a built stack."""
 
     async def wrap(self, ctx: PreRequestContext, call_next: Any) -> ProviderResponse | Deny:
+        """Run the call ``ctx`` describes: ``pre_request``, ``call_next`` (the middleware and
+        the provider), ``on_model_error`` on a failure, ``on_response``."""
         bus = self.bus
         if "pre_request" in bus.listened:
             deny = await bus.dispatch("pre_request", ctx)
@@ -128,7 +129,7 @@ class ModelHooks:
 def _base(ctx: PreRequestContext) -> dict[str, Any]:
     """The common fields of the next context of ``ctx``'s call: its run's, shared (a context
     made outside a run: its own)."""
-    run: Run | None = ctx._run
+    run = LIVE_RUNS.get(ctx.run_id)
     return common(ctx) if run is None else run.context_fields
 
 
@@ -136,7 +137,7 @@ async def endpoint(ctx: PreRequestContext) -> ProviderResponse:
     """The innermost call: the provider the context names (a fallback middleware may have
     passed on another), streamed when the run streams."""
     if ctx.stream:
-        return await stream(ctx._run, ctx)
+        return await stream(LIVE_RUNS[ctx.run_id], ctx)
     response: ProviderResponse = await ctx.provider.complete(ctx.request)
     return response
 

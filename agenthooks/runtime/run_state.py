@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from .durable.journal import Journal
     from .session import Session
     from .streaming import StreamEvent
+    from .tool_call import Flight
+
+LIVE_RUNS: weakref.WeakValueDictionary[str, Run] = weakref.WeakValueDictionary()
+"""run id -> the run, while it exists: a call's hook layer finds its run from the context's
+``run_id`` (a context carries no state of ours)."""
 
 NO_USAGE = Usage()
 """The usage of a run that has used nothing yet (shared: usages are replaced, never mutated)."""
@@ -47,6 +53,8 @@ class Run:
     """
 
     __slots__ = (
+        "__weakref__",
+        "flights",
         "agent",
         "bus",
         "history",
@@ -129,6 +137,9 @@ class Run:
         self.terminating = False
         self.journal: Journal | None = None
         """Set when the conversation lives in a store (``durable/journal.py``)."""
+        self.flights: dict[str, Flight] = {}
+        """The tool calls of the run on their way, by call id (their hook layer finds them
+        here: a context carries no state of ours)."""
         self.context_fields: dict[str, Any] = {}
         """The common fields every context of this run carries, kept current (contexts copy
         them; nothing else may change them)."""
@@ -184,6 +195,7 @@ class Run:
 
     def refresh_fields(self) -> None:
         """Write ``context_fields`` anew from the run (after its agent or ids changed)."""
+        LIVE_RUNS[self.run_id] = self
         self.context_fields = {
             "run_id": self.run_id,
             "parent_run_id": self.parent.run_id if self.parent is not None else None,
@@ -342,4 +354,14 @@ class HookTurn:
             self._lock.release()
 
 
-__all__ = ["COMMON", "NO_USAGE", "HookTurn", "Run", "Sink", "common", "new_id", "new_message"]
+__all__ = [
+    "COMMON",
+    "LIVE_RUNS",
+    "NO_USAGE",
+    "HookTurn",
+    "Run",
+    "Sink",
+    "common",
+    "new_id",
+    "new_message",
+]

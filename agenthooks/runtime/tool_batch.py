@@ -36,19 +36,23 @@ class BatchOrder:
         self._after = [asyncio.Event() for _ in range(size)]
 
     async def enter_before(self, index: int) -> None:
+        """Wait for the calls before ``index`` to finish their before-phase."""
         if index:
             await self._before[index - 1].wait()
 
     def leave_before(self, index: int) -> None:
+        """Call ``index`` finished its before-phase."""
         self._before[index].set()
 
     async def enter_call(self, index: int) -> None:
+        """Wait for every before-phase and for the calls before ``index`` to start."""
         await self._before[-1].wait()
         if index:
             await self._started[index - 1].wait()
         self._started[index].set()
 
     async def enter_after(self, index: int) -> None:
+        """Call ``index`` finished; wait for every call, and for the tool messages before it."""
         self._finished[index].set()
         for finished in self._finished:
             await finished.wait()
@@ -56,6 +60,7 @@ class BatchOrder:
             await self._after[index - 1].wait()
 
     def leave_after(self, index: int) -> None:
+        """Call ``index`` is done with: the calls after it go on, whatever happened."""
         for events in (self._before, self._started, self._finished, self._after):
             events[index].set()
 

@@ -36,7 +36,7 @@ from ..errors import (
 from ..events.contexts import PreToolCallContext, ToolCallErrorContext, ToolCallResultContext
 from ..messages import ChatMessage, PendingCall, ToolCall
 from ..tools import Tool, ToolContext, serialize_result
-from .run_state import Run, common
+from .run_state import LIVE_RUNS, Run, common
 from .streaming import ToolCallEnd, ToolCallStart
 
 if TYPE_CHECKING:
@@ -120,6 +120,13 @@ class Flight:
             await self.batch.order.enter_after(self.index)
 
 
+def flight_of(ctx: Any) -> Flight | None:
+    """The call on its way that ``ctx`` describes: ``None`` for a call outside our runtime
+    (a bridged framework's)."""
+    run = LIVE_RUNS.get(ctx.run_id)
+    return None if run is None else run.flights.get(ctx.tool_call_id)
+
+
 def asked(call: ToolCall, ask: Ask, in_subagent: bool) -> ToolOutcome:
     """The outcome of a call a hook asked about: it waits for a human, except in a
     sub-agent's run, which cannot pause (its parent's tool is running): there the ask is a
@@ -166,9 +173,15 @@ async def tool_call(
                 result=None,
                 error=None,
             )
-            ctx._flight = flight
-            ctx._answered = call.id in run.answered
-            outcome = await hooks.wrap(ctx, hooks.inner)  # type: ignore[arg-type]
+            run.flights[call.id] = flight
+            try:
+                outcome = await hooks.wrap(
+                    ctx,
+                    hooks.inner,  # type: ignore[arg-type]
+                    approved=call.id in run.answered,
+                )
+            finally:
+                del run.flights[call.id]
         flight.outcome = outcome
         if outcome.asked is None:
             await _commit(run, flight.call, outcome)
@@ -328,19 +341,24 @@ class ToolHooks:
         self.serial = serial
 
     async def wrap(
-        self, ctx: PreToolCallContext, call_next: Callable[[Any], Awaitable[Any]]
+        self,
+        ctx: PreToolCallContext,
+        call_next: Callable[[Any], Awaitable[Any]],
+        *,
+        approved: bool = False,
     ) -> ToolOutcome:
         """Run the call ``ctx`` describes: its before-phase, ``call_next`` (the middleware and
-        the tool), its after-phase; returns its outcome."""
+        the tool), its after-phase; returns its outcome. ``approved``: a human approved the
+        call at ``resume()`` (an ``Ask`` for it counts as ``None``)."""
         bus = self.bus
-        flight: Flight | None = ctx._flight
+        flight = flight_of(ctx)
         outcome = flight.outcome if flight is not None else None
         if outcome is None and "pre_tool_call" in bus.listened:
             if flight is None and self.serial is not None:
                 async with self.serial:
-                    deny = await bus.dispatch("pre_tool_call", ctx, _revalidate)
+                    deny = await bus.dispatch("pre_tool_call", ctx, _revalidate, approved=approved)
             else:
-                deny = await bus.dispatch("pre_tool_call", ctx, _revalidate)
+                deny = await bus.dispatch("pre_tool_call", ctx, _revalidate, approved=approved)
             outcome = self.before(ctx, deny)
         if flight is not None:
             outcome = await flight.take_turn(outcome)
@@ -382,7 +400,7 @@ class ToolHooks:
         """``on_tool_call_error`` for an error (a recovery then goes on as a result), and
         ``on_tool_call_result`` for a result (a deny there turns it into an error)."""
         bus = self.bus
-        flight: Flight | None = ctx._flight
+        flight = flight_of(ctx)
         base = common(ctx) if flight is None else flight.run.context_fields
         if outcome.error is not None:
             ectx = ToolCallErrorContext(
@@ -431,7 +449,7 @@ def _revalidate(ctx: Any) -> bool:
     """Between the ordinary handlers and the guards of ``pre_tool_call``: arguments an ordinary
     handler changed are validated again, so guards judge the values the tool will get. True
     stops the chain there (the changed arguments do not validate)."""
-    flight: Flight | None = ctx._flight
+    flight = flight_of(ctx)
     tool = ctx.tool
     if (
         ctx.short_circuit is not None
@@ -485,7 +503,8 @@ def render(outcome: ToolOutcome) -> None:
 
 async def endpoint(ctx: PreToolCallContext) -> Any:
     """The innermost call: the tool with the call as the hooks and middleware left it."""
-    flight: Flight = ctx._flight
+    flight = flight_of(ctx)
+    assert flight is not None, "the tool endpoint runs a call of a live run"
     call, tool = ctx.call, ctx.tool or flight.tool
     if call is not flight.call:  # a middleware passed on a changed call
         flight.call = call
@@ -531,6 +550,7 @@ __all__ = [
     "ToolOutcome",
     "asked",
     "endpoint",
+    "flight_of",
     "render",
     "run_tool",
     "settle",
