@@ -1,6 +1,6 @@
-"""The models a run builds without validation (messages, requests, responses, tool-call
-contexts, ``on_event`` records) share one fields-set per class: each still reports every
-field as set, and changing or copying one never shows in another."""
+"""The models a run builds itself (messages, requests, responses, tool-call contexts,
+``on_event`` records) report every field as set, as the models a provider sends do, and
+changing or copying one never shows in another."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def add(a: int, b: int) -> int:
 
 
 async def built_by_a_run() -> dict[str, list[BaseModel]]:
-    """Every kind of trusted model one run (user → add(2, 3) → "5") builds, by kind."""
+    """Every kind of model one run (user → add(2, 3) → "5") builds itself, by kind."""
     provider = ScriptedProvider(
         [
             ProviderResponse(
