@@ -95,7 +95,16 @@ class HookBus(Dispatcher):
         once: OnMethod
     else:
 
-        def on(self, event, handler=None, *, match=None, priority=0, errors=None, guard=False):
+        def on(
+            self,
+            event: EventName | str,
+            handler: Handler | None = None,
+            *,
+            match: Matcher | None = None,
+            priority: int = 0,
+            errors: ErrorPolicy | None = None,
+            guard: bool = False,
+        ) -> Disposer | Callable[[H], H]:
             """Register ``handler`` on ``event``.
 
             Args:
@@ -110,8 +119,8 @@ class HookBus(Dispatcher):
                     by their short-circuits, fail closed.
 
             Returns:
-                A disposer that removes it (also a context manager); without ``handler``, a
-                decorator that registers the function and returns it unchanged.
+                A disposer that removes it (also a context manager); without ``handler``,
+                    a decorator that registers the function and returns it unchanged.
 
             Raises:
                 UnknownEventError: ``event`` is not an event; it names the closest ones.

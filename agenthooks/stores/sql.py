@@ -433,8 +433,7 @@ class SQLStore:
         """Set an abandoned session (its claim expired) to ``state``.
 
         Returns:
-            False when the session's version is no longer ``expected``: another process
-            changed it first.
+            False when its version is no longer ``expected`` (another process changed it).
         """
         await self._ensure()
         now = self.stamp()
