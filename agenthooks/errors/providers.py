@@ -9,10 +9,14 @@ from .base import AgentHooksError
 
 
 class ProviderError(AgentHooksError):
-    """A provider call failed. ``raw`` keeps the bytes or status for debugging.
+    """A provider call failed.
 
-    ``retryable`` says whether another attempt may succeed (the provider never retries
-    itself; a retry middleware decides); each subclass has its default.
+    The provider never retries by itself; a retry middleware reads ``retryable`` and decides.
+
+    Attributes:
+        raw: The bytes or status the provider got, for debugging.
+        status: The HTTP status, when the server answered.
+        retryable: Whether another attempt may succeed; each subclass has its default.
     """
 
     retryable: bool = False
@@ -35,9 +39,12 @@ class ProviderError(AgentHooksError):
 class ProviderHTTPError(ProviderError):
     """The server answered with an HTTP error status (message from the server's body).
 
-    ``headers`` are the response's headers (lower-cased names, ``retry-after`` among them);
-    ``error_type`` is the server's own name for the error when its body gives one
-    (``overloaded_error``). ``retryable`` defaults to True for 408, 409, 429 and 5xx.
+    ``retryable`` defaults to True for 408, 409, 429 and 5xx.
+
+    Attributes:
+        headers: The response's headers, names lower-cased (``retry-after`` among them).
+        error_type: The server's own name for the error, when its body gives one
+            (``overloaded_error``).
     """
 
     def __init__(
