@@ -96,9 +96,7 @@ class Stack:
         """The call wrapped in every layer, the first layer outermost."""
         app = endpoint
         for wrap in self._wraps:
-            # a plain function returning ``wrap``'s coroutine: one frame per layer and no
-            # coroutine of its own; defaults instead of a closure make it cheap to build (a
-            # ``partial`` with a keyword argument costs about three times as much to call)
+            # the layer's ``wrap`` with the next call bound: each layer calls the one inside it
             def link(ctx: Any, wrap: Wrap = wrap, call_next: CallNext = app) -> Awaitable[Any]:
                 return wrap(ctx, call_next)
 

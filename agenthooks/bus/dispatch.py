@@ -89,9 +89,7 @@ class Dispatcher:
                     continue
                 try:
                     result = reg.fn(ctx)
-                    # returning None costs what it did before the warning: the same tests
-                    # for a sync handler (250 bytecodes for ten, as before), one more test
-                    # for an async one (3 bytecodes per handler)
+                    # an observer's return is ignored; one that is not None is warned about
                     if reg.is_async:
                         result = await result
                         if result is not None and not reg.returned:

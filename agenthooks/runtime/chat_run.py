@@ -58,8 +58,8 @@ _AFTER_ANSWER = GROUPS["after_answer"]
 
 
 def execute_run(run: Run, message: str) -> Coroutine[Any, Any, AgentResponse]:
-    """Run ``run`` on the user ``message``; ends with exactly one terminal event (the
-    coroutine of ``execute``: one frame fewer held while the run waits)."""
+    """Run ``run`` on the user ``message`` (await it); ends with exactly one terminal
+    event."""
     return execute(run, partial(_body, run, message))
 
 

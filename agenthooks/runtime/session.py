@@ -125,7 +125,7 @@ class Session:
     async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
         """Run the agent on ``message`` in this conversation (``SessionPausedError`` while a
         run is paused: ``resume()`` it first)."""
-        await self._lock.acquire()  # the lock's own methods: two coroutines fewer per chat
+        await self._lock.acquire()  # one run of the conversation at a time
         try:
             if self.store is None:  # nothing to claim or to release: as an agent's own chat
                 return await chat_in_memory(self, self._begin_in_memory(signal), message)
