@@ -190,7 +190,7 @@ class _RunHooks(AgentHooksCapability):
         self.prompt = text
         got_message = await run.start(text, tools)
         if isinstance(got_message, Deny):
-            self.denied = got_message
+            self.denied, self.denied_by = got_message, run.denied_by or "on_chat_start"
             return
         if got_message != text:
             self.prompt = got_message
