@@ -9,6 +9,7 @@ honours in a ``Capabilities``, registered under the ``agenthooks.bridges`` entry
 
 from ..errors import RunDenied, UnsupportedReturnError
 from ..runtime.tool_call import ToolOutcome
+from .baseline import BASELINE_FIRES, BASELINE_HONOURS, bridge_capabilities
 from .capabilities import (
     ENTRY_POINT_GROUP,
     Capabilities,
@@ -17,8 +18,11 @@ from .capabilities import (
 )
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
 from .tool import BridgeTool, Validate
+from .validation import invalid_arguments
 
 __all__ = [
+    "BASELINE_FIRES",
+    "BASELINE_HONOURS",
     "ENTRY_POINT_GROUP",
     "BridgeError",
     "BridgeRun",
@@ -31,6 +35,8 @@ __all__ = [
     "ToolOutcome",
     "UnsupportedReturnError",
     "Validate",
+    "bridge_capabilities",
     "capability_table",
     "installed_bridges",
+    "invalid_arguments",
 ]

@@ -17,6 +17,7 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 
 from agenthooks import AgentResponse, Ask, ChatMessage, Deny, HookBus, ProviderResponse
 from agenthooks.bridges import RunDenied, UnsupportedReturnError, installed_bridges
+from agenthooks.errors import StopRun
 
 
 class Verdict(BaseModel):
@@ -53,6 +54,11 @@ async def test_every_declared_event_fires_in_scripted_runs() -> None:
     bus.on("on_tool_call_error", lambda ctx: {"result": "recovered"})
     with pytest.raises(RuntimeError):
         await failing.run("go")
+    # a run a hook stops
+    stopping = bus.on("pre_request", _stop)
+    with pytest.raises(StopRun):
+        await file_agent(conversation_script(), bus)[0].run(PROMPT)
+    stopping()
     # a cancellation
     started = asyncio.Event()
     waiting: Agent[None, str] = Agent(
@@ -72,6 +78,10 @@ async def test_every_declared_event_fires_in_scripted_runs() -> None:
         await task
 
     assert fired | {"on_event"} == set(CAPABILITIES.fires)
+
+
+def _stop(ctx: object) -> None:
+    raise StopRun("enough")
 
 
 Scenario = Callable[[], Awaitable[None]]

@@ -8,8 +8,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, ValidationError
 
-from agenthooks.bridges import BridgeTool
-from agenthooks.errors import ToolValidationError
+from agenthooks.bridges import BridgeTool, invalid_arguments
 
 from .translate import tool_schema
 
@@ -26,13 +25,7 @@ def bridge_tool(tool: BaseTool) -> BridgeTool:
         try:
             model = schema.model_validate(arguments)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
-                for err in exc.errors()
-            )
-            raise ToolValidationError(
-                f"invalid arguments for tool {tool.name!r}: {problems}"
-            ) from exc
+            raise invalid_arguments(tool.name, exc) from exc
         # what BaseTool._parse_input hands the body: the validated value of each argument given
         return {name: getattr(model, name) for name in model.model_dump() if name in arguments}
 

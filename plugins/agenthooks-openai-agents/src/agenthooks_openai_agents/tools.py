@@ -36,7 +36,7 @@ from agents.tool_context import ToolContext
 from pydantic import BaseModel, ValidationError
 
 from agenthooks import Deny
-from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome, invalid_arguments
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import GROUPS, ToolCallErrorContext
 from agenthooks.messages import ChatMessage, PendingCall, ToolCall
@@ -80,13 +80,7 @@ def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]]
         try:
             parsed = model(**arguments)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in exc.errors()
-            )
-            raise ToolValidationError(
-                f"invalid arguments for tool {tool.name!r}: {problems}"
-            ) from exc
+            raise invalid_arguments(tool.name, exc) from exc
         return {name: getattr(parsed, name) for name in type(parsed).model_fields}
 
     return validate

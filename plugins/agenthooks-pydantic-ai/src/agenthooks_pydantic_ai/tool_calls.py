@@ -15,8 +15,7 @@ from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 from pydantic_ai.tools import RunContext, ToolDefinition
 
 from agenthooks import ChatMessage, ToolCall
-from agenthooks.bridges import BridgeTool
-from agenthooks.errors import ToolValidationError
+from agenthooks.bridges import BridgeTool, invalid_arguments
 
 
 def bridge_tool(ctx: RunContext[Any], tool_def: ToolDefinition) -> BridgeTool:
@@ -31,13 +30,7 @@ def bridge_tool(ctx: RunContext[Any], tool_def: ToolDefinition) -> BridgeTool:
         try:
             validated = validator.validate_python(arguments, context=ctx.validation_context)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in exc.errors()
-            )
-            raise ToolValidationError(
-                f"invalid arguments for tool {tool_def.name!r}: {problems}"
-            ) from exc
+            raise invalid_arguments(tool_def.name, exc) from exc
         return dict(validated)
 
     return BridgeTool(

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from agenthooks.bridges import BridgeTool
+from agenthooks.bridges import BridgeTool, invalid_arguments
 from agenthooks.errors import ToolValidationError
 
 # jsonschema ships no type stubs; what is used of it here is one validator class
@@ -32,7 +32,7 @@ def bridge_tool(tool: Any) -> BridgeTool:
             try:
                 return model.model_validate(arguments).model_dump()
             except ValidationError as exc:
-                raise ToolValidationError(_problems(name, exc)) from None
+                raise invalid_arguments(name, exc) from None
 
     else:
         checker = jsonschema.Draft202012Validator(schema)
@@ -64,13 +64,6 @@ def _input_model(tool: Any) -> type[BaseModel] | None:
     if isinstance(model, type) and issubclass(model, BaseModel):
         return model
     return None
-
-
-def _problems(name: str, exc: ValidationError) -> str:
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in exc.errors()
-    )
-    return f"invalid arguments for tool {name!r}: {problems}"
 
 
 __all__ = ["bridge_tool"]
