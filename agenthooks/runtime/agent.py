@@ -412,8 +412,9 @@ H = TypeVar("H", "model_call.ModelHooks", "tool_call.ToolHooks")
 def _compose(
     bus: HookBus, hooks: H, events: frozenset[str], middleware: Stack, endpoint: CallNext
 ) -> H | None:
-    """The hook layer around [middleware...] around ``endpoint``; the run enters it as
-    ``hooks.wrap(ctx, hooks.inner)`` (one frame less per call than a link around it)."""
+    """The hook layer around [middleware...] around ``endpoint`` (the run enters it as
+    ``hooks.wrap(ctx, hooks.inner)``), or None when nobody listens and nothing wraps the
+    call."""
     if not middleware and events.isdisjoint(bus.listened):
         return None
     hooks.inner = middleware.compose(endpoint)

@@ -125,14 +125,11 @@ class Session:
     async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
         """Run the agent on ``message`` in this conversation (``SessionPausedError`` while a
         run is paused: ``resume()`` it first)."""
-        await self._lock.acquire()  # one run of the conversation at a time
-        try:
+        async with self._lock:  # one run of the conversation at a time
             if self.store is None:  # nothing to claim or to release: as an agent's own chat
                 return await chat_in_memory(self, self._begin_in_memory(signal), message)
             run, start, keeper = await self._begin(signal)
             return await self._drive(run, start, 0, keeper, partial(execute_run, run, message))
-        finally:
-            self._lock.release()
 
     async def chat_stream(
         self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
@@ -152,13 +149,10 @@ class Session:
         call (decisions recorded in the store ahead, by ``agenthooks approvals``, count too).
         Everything is checked before anything runs: ``ResumeError`` names an unknown session,
         a call id that is not pending, a missing decision, or tools that no longer match."""
-        await self._lock.acquire()
-        try:
+        async with self._lock:
             run, start, keeper, state, decided = await self._begin_resume(decisions, signal)
             body = partial(execute, run, partial(resume_body, run, state, decided))
             return await self._drive(run, start, state.records, keeper, body)
-        finally:
-            self._lock.release()
 
     async def resume_stream(
         self,
