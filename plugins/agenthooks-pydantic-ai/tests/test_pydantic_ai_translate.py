@@ -13,7 +13,6 @@ from agenthooks_pydantic_ai.translate import (
     model_response,
     provider_response,
 )
-from pai_script import Script
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     BinaryContent,
@@ -31,6 +30,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.usage import RequestUsage
+from pydantic_ai_script import Script
 
 from agenthooks import ChatMessage, HookBus, ProviderResponse, ToolCall
 

@@ -3,7 +3,7 @@ own runtime (within the parallel batch the order follows Pydantic AI's schedulin
 
 from __future__ import annotations
 
-from pai_script import PROMPT, conversation_script, file_agent
+from pydantic_ai_script import PROMPT, conversation_script, file_agent
 
 from agenthooks import ChatMessage, EventRecord, HookBus, ToolCall
 from agenthooks.testing import HookRecorder

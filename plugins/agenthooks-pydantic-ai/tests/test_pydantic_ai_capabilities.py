@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from agenthooks_pydantic_ai import CAPABILITIES, AgentHooksCapability
-from pai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 from pydantic import BaseModel
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 
 from agenthooks import AgentResponse, Ask, ChatMessage, Deny, HookBus, ProviderResponse
 from agenthooks.bridges import RunDenied, UnsupportedReturnError, installed_bridges

@@ -16,9 +16,9 @@ from agenthooks_redis import RedisEventPublisher
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 from pydantic_ai import DeferredToolRequests
-from test_pai_conversation import EXPECTED
+from pydantic_ai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
+from test_pydantic_ai_conversation import EXPECTED
 
 from agenthooks import HookBus, StopRun
 from agenthooks.testing import require

@@ -9,10 +9,10 @@ import pytest
 from agenthooks_cache import CachePlugin
 from agenthooks_pydantic_ai import AgentHooksCapability
 from agenthooks_retry import RetryMiddleware
-from pai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelRequest, SystemPromptPart, UserPromptPart
+from pydantic_ai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 
 from agenthooks import (
     ChatMessage,
@@ -213,7 +213,9 @@ async def test_the_bus_middleware_runs_inside_the_hook_layer() -> None:
     bus.use(Trace())
     bus.on("pre_request", lambda ctx: order.append("pre_request"))
     bus.on("on_response", lambda ctx: order.append("on_response"))
-    script = Script(lambda messages: order.append("model") or __import__("pai_script").answer("hi"))
+    script = Script(
+        lambda messages: order.append("model") or __import__("pydantic_ai_script").answer("hi")
+    )
     agent, _ = file_agent(script, bus)
 
     await agent.run(PROMPT)

@@ -8,8 +8,8 @@ import asyncio
 from typing import Any
 
 from agenthooks_pydantic_ai import AgentHooksCapability
-from pai_script import Script, tool_returns
 from pydantic_ai import Agent, ModelRetry
+from pydantic_ai_script import Script, tool_returns
 
 from agenthooks import Deny, HookBus, Middleware, ToolCall
 from agenthooks.testing import HookRecorder

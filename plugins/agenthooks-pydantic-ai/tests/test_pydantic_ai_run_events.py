@@ -7,7 +7,6 @@ import asyncio
 
 import pytest
 from agenthooks_pydantic_ai import AgentHooksCapability
-from pai_script import PROMPT, Script, conversation_script, file_agent
 from pydantic import BaseModel
 from pydantic_ai import Agent, UsageLimits
 from pydantic_ai.exceptions import UsageLimitExceeded
@@ -19,6 +18,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.test import TestModel
+from pydantic_ai_script import PROMPT, Script, conversation_script, file_agent
 
 from agenthooks import Deny, HookBus
 from agenthooks.bridges import RunDenied

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 from agenthooks_pydantic_ai import resume_results
-from pai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 from pydantic_ai import DeferredToolRequests
 from pydantic_ai.exceptions import UserError
+from pydantic_ai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 
 from agenthooks import Approve, Ask, Deny, HookBus, PendingCall
 from agenthooks.testing import HookRecorder
