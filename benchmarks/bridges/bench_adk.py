@@ -1,12 +1,10 @@
-"""The Google ADK bridge's cost, timed beside the same ADK agent without it.
-
-One process, interleaved rounds (``harness.interleaved``), the median of each variant: a
-scripted run of 2 model calls and 1 tool call of an ``LlmAgent`` on a ``Runner`` with an
-in-memory session service and a scripted ``BaseLlm`` (no network) - the agent alone, with a
-plugin that does nothing (what ADK's plugin callbacks cost by themselves), with
-``AgentHooksPlugin`` and no handler, and with the plugin and five observers. Prints the
-medians and the milliseconds added per model or tool call, by the wall clock and by the
-thread's CPU time (which the machine's other load does not move).
+"""The Google ADK bridge's cost, timed beside the same agent without it: a scripted run of 2 model
+calls and 1 tool call of an ``LlmAgent`` on a ``Runner`` with an in-memory session service and
+a scripted ``BaseLlm`` (no network), ADK alone, with a plugin that does nothing (ADK calls
+every plugin's callbacks: the baseline), with ``AgentHooksPlugin`` and no handler, and with the
+plugin and five observers. ``harness.compare`` times the variants in interleaved rounds in one
+process and prints the medians and the milliseconds the bridge adds per model or tool call
+beside the baseline, by the wall clock and in CPU time.
 
     .venv/bin/python benchmarks/bridges/bench_adk.py [rounds]
 """

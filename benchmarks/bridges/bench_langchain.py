@@ -1,10 +1,10 @@
-"""The LangChain bridge's cost, timed beside the same LangChain agent without it.
-
-One process, interleaved rounds (``harness.interleaved``), the median of each variant: a
-scripted run of 2 model calls and 1 tool call of a ``create_agent`` agent on LangChain's own
-fake chat model (no network) - the agent alone, with ``AgentHooksMiddleware`` and no handler,
-and with the middleware and five observers. Prints the medians and the milliseconds added per
-model or tool call.
+"""The LangChain bridge's cost, timed beside the same agent without it: a scripted run of 2 model
+calls and 1 tool call of a ``create_agent`` agent on LangChain's own fake chat model (no
+network), LangChain alone, with an empty middleware of the bridge's shape (LangChain traces
+every wrap hook: the baseline), with ``AgentHooksMiddleware`` and no handler, and with the
+middleware and five observers. ``harness.compare`` times the variants in interleaved rounds in
+one process and prints the medians and the milliseconds the bridge adds per model or tool call
+beside the baseline, by the wall clock and in CPU time.
 
     .venv/bin/python benchmarks/bridges/bench_langchain.py [rounds]
 """

@@ -1,8 +1,11 @@
-"""The Agents SDK bridge's cost: the same scripted run (2 model calls, 1 tool call, the SDK's
-own ``ScriptedModel``) with ``agents.Runner`` alone, with ``AgentHooksRunner`` and no handler,
-and with five observers; interleaved rounds in one process, medians.
+"""The OpenAI Agents SDK bridge's cost, timed beside the same agent without it: a scripted run of
+2 model calls and 1 tool call of an ``agents.Agent`` on the SDK's own ``ScriptedModel`` (no
+network), ``agents.Runner`` alone (the baseline), with ``AgentHooksRunner`` and no handler, and
+with the runner and five observers. ``harness.compare`` times the variants in interleaved
+rounds in one process and prints the medians and the milliseconds the bridge adds per model or
+tool call beside the baseline, by the wall clock and in CPU time.
 
-Run: ``.venv/bin/python benchmarks/bridges/bench_openai_agents.py [rounds]``
+    .venv/bin/python benchmarks/bridges/bench_openai_agents.py [rounds]
 """
 
 from __future__ import annotations

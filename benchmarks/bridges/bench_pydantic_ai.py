@@ -1,12 +1,10 @@
-"""The Pydantic AI bridge's cost, timed beside the same Pydantic AI agent without it.
-
-One process, interleaved rounds (``harness.interleaved``), the median of each variant: a
-scripted run of 2 model calls and 1 tool call on Pydantic AI's own loop with its
-``FunctionModel`` (no network) - the agent alone, with ``AgentHooksCapability`` and no handler,
-and with the capability and five observers. Prints the medians and the milliseconds added per
-model or tool call, against the agent alone and against a pass-through capability that
-overrides the same Pydantic AI hooks and does nothing (what the framework itself spends on
-dispatching a capability of that shape).
+"""The Pydantic AI bridge's cost, timed beside the same agent without it: a scripted run of 2
+model calls and 1 tool call of a Pydantic AI agent on its own ``FunctionModel`` (no network),
+Pydantic AI alone, with a pass-through capability overriding the bridge's hooks (the baseline),
+with ``AgentHooksCapability`` and no handler, and with the capability and five observers.
+``harness.compare`` times the variants in interleaved rounds in one process and prints the
+medians and the milliseconds the bridge adds per model or tool call beside the baseline, by the
+wall clock and in CPU time.
 
     .venv/bin/python benchmarks/bridges/bench_pydantic_ai.py [rounds]
 """

@@ -1,9 +1,9 @@
-"""The Strands bridge's cost, timed beside the same Strands agent without it.
-
-One process, interleaved rounds (``harness.interleaved``), the median of each variant: a
-scripted run of 2 model calls and 1 tool call on Strands' own loop with a scripted model (no
-network) - the agent alone, with ``AgentHooksPlugin`` and no handler, and with the plugin and
-five observers. Prints the medians and the milliseconds added per model or tool call.
+"""The Strands bridge's cost, timed beside the same agent without it: a scripted run of 2 model
+calls and 1 tool call of a ``strands.Agent`` on a scripted model speaking Strands' streaming
+protocol (no network), Strands alone (the baseline), with ``AgentHooksPlugin`` and no handler,
+and with the plugin and five observers. ``harness.compare`` times the variants in interleaved
+rounds in one process and prints the medians and the milliseconds the bridge adds per model or
+tool call beside the baseline, by the wall clock and in CPU time.
 
     .venv/bin/python benchmarks/bridges/bench_strands.py [rounds]
 """
