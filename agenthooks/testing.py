@@ -21,11 +21,13 @@ suite in an environment with agenthooks installed gets two fixtures:
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import io
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -289,6 +291,31 @@ def readme_example(path: str | os.PathLike[str]) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
+def assert_readme_runs(
+    path: str | os.PathLike[str], prints: Mapping[int, str] | None = None
+) -> None:
+    """Run every ```` ```python ```` block of a Markdown file as written, in order, each in a
+    namespace of its own as ``__main__``: the first (the example) must print the output block
+    after it (``readme_example``); block ``i`` after it must print ``prints[i]`` (nothing where
+    ``prints`` has no entry).
+
+    Raises:
+        AssertionError: Naming the block that printed something else.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    expected = {0: readme_example(path)[1], **(prints or {})}
+    for index, block in enumerate(blocks):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, f"{path}[{index}]", "exec"), {"__name__": "__main__"})
+        if out.getvalue() != expected.get(index, ""):
+            raise AssertionError(
+                f"{path}: python block {index} printed {out.getvalue()!r}, "
+                f"not {expected.get(index, '')!r}"
+            )
+
+
 # --- generated cases ----------------------------------------------------------------------
 # A generator test feeds every case's problems to a ``Tally`` and ends with
 # ``tally.assert_held()``: it passes when every case held, else fails with the counts per kind
@@ -359,6 +386,7 @@ __all__ = [
     "ScriptStep",
     "Tally",
     "assert_option_error",
+    "assert_readme_runs",
     "call",
     "make_agent",
     "readme_example",
