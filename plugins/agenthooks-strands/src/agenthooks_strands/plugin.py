@@ -751,7 +751,11 @@ class AgentHooksPlugin(Plugin):
         outcome = await state.run.tool_failed(call, tool, exc, source)
         if outcome.error is None:  # a handler recovered: the model reads its result
             yield ToolResultEvent(
-                {"toolUseId": call_id, "status": "success", "content": [{"text": outcome.text}]}
+                {
+                    "toolUseId": call_id,
+                    "status": "success",
+                    "content": [{"text": outcome.text or ""}],
+                }
             )
             return
         if outcome.error is not exc:  # a handler reworded the error
