@@ -384,9 +384,12 @@ def test_trace_shows_the_paused_run_and_its_resumption_as_one_run(
         "├─ turn 0  N ms",
         "│  ├─ model call  N ms  tokens 10 in / 5 out  → tools: lookup, refund",
         '│  ├─ tool lookup({"order": 7})  N ms  → order 7: delivered',
-        '│  └─ tool refund({"order": 7, "amount": 900.0})  N ms  → refunded 900 on order 7',
+        # the asked call is a point in its turn; once approved it runs as a span of its own
+        '│  └─ tool refund({"order": 7, "amount": 900.0})  N ms  PAUSED: asked: refund of 900 '
+        "needs a manager",
         "├─ · paused, waiting on refund #c2: refund of 900 needs a manager",
         "├─ · resumed: approved #c2",
+        '├─ tool refund({"order": 7, "amount": 900.0})  N ms  → refunded 900 on order 7',
         "└─ turn 1  N ms",
         "   └─ model call  N ms  tokens 10 in / 5 out  → 'Refunded.'",
     ]
