@@ -270,10 +270,13 @@ async def test_what_the_bridge_cannot_do_raises_a_typed_error(make, bus: HookBus
     )
     errors: list[Any] = []
     bus.on("on_chat_error", lambda ctx: errors.append(ctx.error))
+    model_errors: list[Any] = []  # a hook's return, never the model's failure
+    bus.on("on_model_error", lambda ctx: model_errors.append(ctx.error))
     agent, model = make(["ok"])
 
     with pytest.raises(UnsupportedReturnError) as caught:
         await agent.invoke_async("hi")
+    assert model_errors == []
 
     assert (caught.value.event, caught.value.key, caught.value.framework) == (
         "pre_request",

@@ -47,7 +47,6 @@ from agenthooks import (
 )
 from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.errors import (
-    HOOK_MARK,
     ToolError,
     ToolValidationError,
     UnknownToolError,
@@ -887,16 +886,14 @@ def _require_same_call(original: Any, request: Any) -> None:
     its settings belong to the Strands agent's ``Model``, not to one call."""
     for field in _PER_AGENT:
         if getattr(request, field) != getattr(original, field):
-            error = UnsupportedReturnError(
+            # a hook's return, not the model's failure: ends_run keeps it from on_model_error
+            raise UnsupportedReturnError(
                 "pre_request",
                 f"request.{field}",
                 CAPABILITIES.framework,
                 f"Strands calls the agent's own Model; its {field} is set on that Model, "
                 "not per call",
             )
-            # a hook's return, not the model's failure: on_model_error must not hear it
-            setattr(error, HOOK_MARK, "pre_request")
-            raise error
 
 
 def _hook_error(exc: BaseException) -> bool:
