@@ -50,12 +50,7 @@ class Capabilities:
             if spec.name != name:
                 raise ConfigError(f"{self.framework}: name the event {spec.name!r}, not {name!r}")
         for name, keys in self.honours.items():
-            spec = CATALOG[name]
-            valid = set(spec.returns)
-            if spec.deny:
-                valid.add("deny")
-            if spec.ask:
-                valid.add("ask")
+            valid = returns(name)
             wrong = set(keys) - valid
             if wrong:
                 raise ConfigError(
@@ -69,6 +64,16 @@ class Capabilities:
         """Whether the bridge carries out ``key`` (a return key, ``"deny"`` or ``"ask"``)
         returned by a handler of ``event``."""
         return key in self.honours.get(event, ())
+
+    def unhonoured(self) -> list[tuple[str, str]]:
+        """Every ``(event, key)`` a handler of a fired event may return that the bridge does
+        not carry out (``require`` raises for each), sorted: what a capability test pins."""
+        return sorted(
+            (event, key)
+            for event in self.fires
+            for key in returns(event)
+            if not self.honoured(event, key)
+        )
 
     def require(self, event: str, key: str) -> None:
         """Raise ``UnsupportedReturnError`` unless the bridge carries out ``key`` for ``event``.
@@ -93,6 +98,16 @@ class Capabilities:
             },
             "gaps": dict(self.gaps),
         }
+
+
+def returns(event: str) -> frozenset[str]:
+    """The return keys a handler of ``event`` may give: its context's return fields, and
+    ``"deny"`` / ``"ask"`` where the event takes ``Deny(...)`` / ``Ask(...)``."""
+    spec = CATALOG[event]
+    decisions = {"deny"} if spec.deny else set()
+    if spec.ask:
+        decisions.add("ask")
+    return frozenset(spec.returns) | decisions
 
 
 def installed_bridges() -> dict[str, Capabilities]:
@@ -150,4 +165,5 @@ __all__ = [
     "Capabilities",
     "capability_table",
     "installed_bridges",
+    "returns",
 ]

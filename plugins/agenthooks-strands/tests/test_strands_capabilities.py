@@ -17,7 +17,6 @@ from strands_helpers import RAN, USER, build, explode, read_file, tool_results
 
 from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
 from agenthooks.bridges import UnsupportedReturnError, installed_bridges
-from agenthooks.events import CATALOG
 from agenthooks.testing import HookRecorder
 
 
@@ -315,21 +314,8 @@ async def test_an_honoured_return_is_carried_out(event: str, key: str) -> None:
 # --- every other return of a fired event raises -----------------------------------------------
 
 
-def _unhonoured() -> list[tuple[str, str]]:
-    out = []
-    for event in sorted(CAPABILITIES.fires):
-        spec = CATALOG[event]
-        keys = (
-            set(spec.returns)
-            | ({"deny"} if spec.deny else set())
-            | ({"ask"} if spec.ask else set())
-        )
-        out += [(event, key) for key in sorted(keys) if not CAPABILITIES.honoured(event, key)]
-    return out
-
-
 def test_the_returns_strands_cannot_carry_out() -> None:
-    assert _unhonoured() == [
+    assert CAPABILITIES.unhonoured() == [
         ("prepare_next_turn", "messages"),
         ("prepare_next_turn", "model"),
         ("prepare_next_turn", "provider"),
@@ -337,7 +323,7 @@ def test_the_returns_strands_cannot_carry_out() -> None:
     ]
 
 
-@pytest.mark.parametrize(("event", "key"), _unhonoured())
+@pytest.mark.parametrize(("event", "key"), CAPABILITIES.unhonoured())
 async def test_an_unhonoured_return_raises_a_typed_error(event: str, key: str) -> None:
     bus = HookBus()
     value: Any = {"messages": [], "model": "other", "provider": object(), "thinking": "high"}[key]
