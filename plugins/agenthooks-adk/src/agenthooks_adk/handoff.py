@@ -45,6 +45,10 @@ class Handoff(Generic[Q, A]):
         self.calls = 0
 
     async def __call__(self, request: Q) -> A:
+        """The hook layer's call of the framework: hand ``request`` over and wait for the answer.
+
+        A second call (a retry) goes straight to ``again``.
+        """
         self.calls += 1
         if self.calls > 1 or self.asked.done():
             return await self.again(request)

@@ -54,7 +54,7 @@ from .plugin import AgentHooksSpec
 
 
 def host_declaration() -> dict[str, Any]:
-    """agenthooks' own host declaration document (AGENT-HOOKS-0.1 §7.7): what it claims."""
+    """The host declaration document of agenthooks (AGENT-HOOKS-0.1 §7.7): what it claims."""
     text = files(__package__).joinpath("agenthooks.declaration.json").read_text(encoding="utf-8")
     document: dict[str, Any] = json.loads(text)
     return document
@@ -88,6 +88,7 @@ class LoggingTool(Tool[Any]):
         }
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Accept any JSON object as it is: the vector's schema is informal."""
         return dict(arguments)
 
 
@@ -128,7 +129,7 @@ class AgenthooksHarness:
         return surface.with_exposure_bound(EXPOSURE_BOUND) if self.incremental else surface
 
     def declaration(self) -> dict[str, Any]:
-        """agenthooks' host declaration document; the CTK reads the claimed surface from it."""
+        """The host declaration document of agenthooks; the CTK reads the claimed surface."""
         return host_declaration()
 
     def setup(
@@ -242,7 +243,7 @@ class IncrementalHarness(AgenthooksHarness):
 
 
 def incremental_declaration() -> dict[str, Any]:
-    """agenthooks' host declaration for incremental output: ``incremental_output``,
+    """The host declaration of agenthooks for incremental output: ``incremental_output``,
     ``buffered_output: false`` and the exposure bound it enforces."""
     document = host_declaration()
     surface = document["surface"]
@@ -262,9 +263,13 @@ class SegmentProvider:
         self.name = "ctk-segments"
 
     async def complete(self, request: ProviderRequest) -> ProviderResponse:
+        """The next scripted response, whole."""
         return self.script.pop(0)
 
     async def stream(self, request: ProviderRequest) -> Any:
+        """The next scripted response as the vector's segments, then the response itself unless
+        the vector cuts the stream.
+        """
         response = self.script.pop(0)
         plan = self.streams.pop(0) if self.streams else {}
         for text in plan.get("stream") or ([response.content] if response.content else []):

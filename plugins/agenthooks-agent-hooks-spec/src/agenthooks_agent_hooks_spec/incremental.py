@@ -52,6 +52,7 @@ class IncrementalOutput(Middleware):
         self.spec = spec
 
     async def wrap(self, ctx: PreRequestContext, call_next: Any) -> Any:
+        """Route a streamed call through a ``MediatedProvider``; other calls pass through."""
         if not ctx.stream or isinstance(ctx.provider, MediatedProvider):
             return await call_next(ctx)
         inner = ctx.provider

@@ -14,14 +14,16 @@ from .settings import CacheConfigError
 class CacheBackend(Protocol):
     """Stores entries (JSON text) under keys. Methods may be sync or async.
 
-    ``get(key)`` returns the entry or ``None`` (missing or expired); ``set(key, value, ttl)``
-    stores it, expiring after ``ttl`` seconds (``None``: never). A raising backend never
-    breaks a run: the plugin logs the error and treats it as a miss.
+    A raising backend never breaks a run: the plugin logs the error and treats it as a miss.
     """
 
-    def get(self, key: str) -> str | Awaitable[str | None] | None: ...
+    def get(self, key: str) -> str | Awaitable[str | None] | None:
+        """The entry stored under ``key``, or ``None`` when it is missing or expired."""
+        ...
 
-    def set(self, key: str, value: str, ttl: float | None) -> Awaitable[None] | None: ...
+    def set(self, key: str, value: str, ttl: float | None) -> Awaitable[None] | None:
+        """Store ``value`` under ``key``, expiring after ``ttl`` seconds (``None``: never)."""
+        ...
 
 
 class MemoryBackend:

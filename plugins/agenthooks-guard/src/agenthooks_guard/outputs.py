@@ -50,11 +50,13 @@ class RedactionHooks:
             bus.on("post_agent", self.answer, guard=True)
 
     def tool_result(self, ctx: ToolResultContext) -> dict[str, Any] | None:
+        """Redact a tool's result before the model reads it; ``None`` if nothing matched."""
         result = ctx.result
         redacted = self.redactor.redact_value(result)
         return None if redacted is result else {"result": redacted}
 
     def tool_error(self, ctx: ToolErrorContext) -> dict[str, Any] | None:
+        """Redact a failed call's error text as the model reads it; ``None`` if nothing matched."""
         error = ctx.error
         text = str(error) if error is not None else ""
         redacted = self.redactor.redact(text)
@@ -65,6 +67,7 @@ class RedactionHooks:
         return {"error": redacted}
 
     def request(self, ctx: PreRequestContext) -> dict[str, Any] | None:
+        """Redact the content of the messages sent to the model; ``None`` if nothing matched."""
         redactor = self.redactor
         request = ctx.request
         messages = []
@@ -81,6 +84,7 @@ class RedactionHooks:
         return {"request": request.model_copy(update={"messages": messages})}
 
     def response(self, ctx: ResponseContext) -> dict[str, Any] | None:
+        """Redact the model's answer and its raw payload; ``None`` if nothing matched."""
         response = ctx.response
         update: dict[str, Any] = {}
         if response.content:
@@ -94,6 +98,7 @@ class RedactionHooks:
         return {"response": response.model_copy(update=update)} if update else None
 
     def answer(self, ctx: PostAgentContext) -> dict[str, Any] | None:
+        """Redact the run's final answer before the caller gets it; ``None`` if nothing matched."""
         response = ctx.response
         if not response.content:
             return None

@@ -283,6 +283,7 @@ class Reader:
         self._read: dict[int, tuple[BaseMessage, Any, Any, ChatMessage]] = {}
 
     def __call__(self, message: BaseMessage) -> ChatMessage:
+        """The ``ChatMessage`` of ``message``: its earlier translation while it is unchanged."""
         # (no getattr with a default: on a pydantic model a missing attribute costs an exception)
         content = message.content
         calls = message.tool_calls if isinstance(message, AIMessage) else None

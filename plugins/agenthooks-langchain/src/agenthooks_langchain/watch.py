@@ -58,6 +58,7 @@ class NodeParents(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
+        """Note the graph run of a starting ``create_agent`` node run."""
         if (
             parent_run_id is not None
             and metadata
@@ -67,9 +68,11 @@ class NodeParents(BaseCallbackHandler):
             self.parents[run_id] = parent_run_id
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Forget a node run that ended."""
         self.parents.pop(run_id, None)
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Forget a node run that failed; an interrupt marks its graph run paused."""
         graph = self.parents.pop(run_id, None)
         if graph is not None and isinstance(error, GraphBubbleUp) and graph in RUN_ENDS.endings:
             # a node raised an interrupt: the graph run will end paused, though its end
@@ -109,15 +112,18 @@ class RunEnds(BaseCallbackHandler):
 
     @property
     def ignore_chain(self) -> bool:
+        """True while no bridged run waits for its end: LangChain then skips this handler."""
         # no bridged run anywhere: LangChain skips this handler for every chain event
         return not self.endings
 
     async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Call the ending of a graph run that ended, with its output."""
         ending = self.endings.pop(run_id, None)
         if ending is not None:
             await ending(None, outputs)
 
     async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Call a failed graph run's ending with the exception, shielded from cancellation."""
         ending = self.endings.pop(run_id, None)
         if ending is not None:
             await asyncio.shield(ending(error, None))

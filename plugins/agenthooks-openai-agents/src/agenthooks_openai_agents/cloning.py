@@ -36,12 +36,14 @@ class HookedProvider(ModelProvider):
         self.inner = inner
 
     def get_model(self, model_name: str | None) -> Model:
+        """The inner provider's model for ``model_name``, hooked (once: a hooked model is kept)."""
         model = self.inner.get_model(model_name)
         if isinstance(model, HookedModel):
             return model
         return HookedModel(model, model_name or getattr(model, "model", "") or "")
 
     async def aclose(self) -> None:
+        """Close the inner provider."""
         await self.inner.aclose()
 
 

@@ -92,6 +92,7 @@ class HookedModel(Model):
         return f"HookedModel({self.inner!r})"
 
     async def close(self) -> None:
+        """Close the inner model."""
         await self.inner.close()
 
     async def _cleanup_on_run_end(self, owner: object) -> None:
@@ -99,6 +100,7 @@ class HookedModel(Model):
         await self.inner._cleanup_on_run_end(owner)
 
     def get_retry_advice(self, request: Any) -> Any:
+        """The inner model's retry advice, unchanged."""
         return self.inner.get_retry_advice(request)
 
     # --- one turn --------------------------------------------------------------------------
@@ -285,6 +287,13 @@ class HookedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
+        """The SDK's model call, through the hook layer when a bridged run is current.
+
+        Outside a bridged run the inner model answers unchanged. Inside one, the request goes
+        through ``pre_request``, the provider stack and ``on_response``; a ``Deny``'s reason becomes
+        the answer.
+        """
+
         def ask(model: Model, c: ModelInput) -> Awaitable[ModelResponse]:
             return model.get_response(
                 c.system,
@@ -344,6 +353,12 @@ class HookedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
+        """The SDK's streamed model call, through the hook layer when a bridged run is current.
+
+        The final ``ResponseCompletedEvent`` is held until the answer's hooks have run, so a
+        changed or denied answer is what the SDK completes with.
+        """
+
         def stream(model: Model, c: ModelInput) -> AsyncIterator[TResponseStreamEvent]:
             return model.stream_response(
                 c.system,

@@ -52,7 +52,7 @@ def to_usage(usage: SDKUsage) -> Usage:
 
 
 def from_usage(usage: Usage, requests: int = 1) -> SDKUsage:
-    """agenthooks' usage as the SDK's (a response a hook supplied counts no request)."""
+    """The usage of agenthooks as the SDK's (a response a hook supplied counts no request)."""
     return SDKUsage(
         requests=requests,
         input_tokens=usage.input_tokens,

@@ -29,6 +29,7 @@ class SpanContextMiddleware(Middleware):
         self._plugin = plugin
 
     async def wrap(self, ctx: Any, call_next: CallNext) -> Any:
+        """Run the call with its span current, so spans the provider or tool opens nest under it."""
         token = None
         with swallowed("attach_span_context", run_id=getattr(ctx, "run_id", None)):
             span = self._plugin.current_span(ctx)

@@ -172,29 +172,34 @@ class OtelPlugin:
 
     @safe
     def on_chat_start(self, ctx: ChatStartContext) -> None:
+        """Open the run's ``invoke_agent`` span (a sub-agent's under its delegating call's span)."""
         opened = self._agent(ctx, ctx.message)
         if self.capture_content:  # set when the span ends, once the run's redaction is known
             opened.input = ctx.message
 
     @safe
     def on_handoff(self, ctx: HandoffContext) -> None:
+        """Add an ``agenthooks.handoff`` event, naming both agents, to the run's span."""
         self._agent(ctx).span.add_event(
             "agenthooks.handoff", {"from_agent": ctx.from_agent, "to_agent": ctx.to_agent}
         )
 
     @safe
     def on_chat_done(self, ctx: ChatDoneContext) -> None:
+        """Mark the run's span denied when the run ended with ``finish_reason="denied"``."""
         if ctx.response.finish_reason == "denied":
             self._agent(ctx).deny(ctx.response.content or "denied")
 
     @safe
     def on_chat_error(self, ctx: ChatErrorContext) -> None:
+        """Record the run's exception on its span."""
         opened = self._agent(ctx)
         if ctx.error is not None:
             opened.record_exception(ctx.error)
 
     @safe
     def on_chat_abort(self, ctx: ChatAbortContext) -> None:
+        """Set the abort reason, redacted, on the run's span."""
         opened = self._agent(ctx)
         opened.span.set_attribute(a.ABORT_REASON, str(opened.redact(str(ctx.reason))))
 
@@ -259,6 +264,7 @@ class OtelPlugin:
 
     @safe
     def pre_request(self, ctx: PreRequestContext) -> None:
+        """Open the model call's ``chat`` span under the run's span."""
         parent = self._agent(ctx)
         stale = self._chats.pop(ctx.run_id, None)
         if stale is not None:
@@ -318,6 +324,7 @@ class OtelPlugin:
 
     @safe
     def on_model_error(self, ctx: ModelErrorContext) -> None:
+        """Mark the call's ``chat`` span failed; it stays open, as a hook may still recover."""
         opened = self._chat(ctx)
         self._request_attributes(opened, ctx)
         opened.saw_error = True
@@ -328,6 +335,7 @@ class OtelPlugin:
 
     @safe
     def on_response(self, ctx: ResponseContext) -> None:
+        """End the call's ``chat`` span with the finish reason, usage and response model."""
         opened = self._chat(ctx)
         del self._chats[ctx.run_id]
         try:
@@ -381,14 +389,17 @@ class OtelPlugin:
 
     @safe
     def pre_tool_call(self, ctx: PreToolCallContext) -> None:
+        """Open the call's ``execute_tool`` span."""
         self._tool(ctx)
 
     @safe
     def on_tool_call_result(self, ctx: ToolResultContext) -> None:
+        """Note that the tool returned; the call's tool message ends its span (``on_message``)."""
         self._tool(ctx).saw_result = True
 
     @safe
     def on_tool_call_error(self, ctx: ToolErrorContext) -> None:
+        """Mark the call's ``execute_tool`` span failed or denied, with the error's source."""
         opened = self._tool(ctx)
         opened.saw_error = True
         opened.span.set_attribute(a.ERROR_SOURCE, ctx.source)
@@ -431,6 +442,7 @@ class OtelPlugin:
 
     @safe
     def on_subagent_start(self, ctx: SubagentContext) -> None:
+        """Note a delegation by tool call: the sub-agent's run span goes under that call's span."""
         call_id = ctx.tool_call_id
         if call_id is None:  # not a delegation through a tool call: parent under the run
             return

@@ -71,6 +71,7 @@ def framework_text(exc: ToolRetryError | ToolFailedError) -> str:
 def framework_tool_message(
     call: ToolCallPart, exc: ToolRetryError | ToolFailedError
 ) -> ChatMessage:
+    """The error tool message of ``call`` that the framework answered with a retry or failure."""
     return tool_message(
         ToolCall(id=call.tool_call_id, name=call.tool_name), framework_text(exc), is_error=True
     )

@@ -166,6 +166,12 @@ class RedisApprovals:
     async def set_status(
         self, approval_id: str, status: str, reason: str | None, by: str | None
     ) -> str:
+        """Set a pending request's status in one atomic step (the ``ANSWER`` script).
+
+        Returns:
+            ``"ok"``; ``"unknown"`` for no such request; else the status it has instead
+                (``"expired"`` when its time ran out, now or before).
+        """
         client = self._clients.get()
         keys = self._keys
         result = await client.eval(
