@@ -51,6 +51,41 @@ class Agent:
     JSON object of that type: ``response.output`` is the validated value. An answer that fails
     validation goes back to the model with a correction, at most ``output_retries`` times;
     then the run ends with ``OutputValidationError``.
+
+    Args:
+        name: The agent's name, in events, traces and the tools that reach it.
+        instructions: The system prompt.
+        provider: The model endpoint; a run without one fails with a ``ProviderError``.
+        tools: ``Tool`` objects or plain functions (each wrapped as one), in the ``default``
+            scope.
+        bus: The bus its events fire on; default: a bus of its own.
+        middleware: Middleware of this agent only, inside the bus's.
+        model: The model every request asks for; ``None``: the provider's own.
+        temperature: Sent with every request when given.
+        tool_choice: Sent with every request when given (``"auto"``, ``"required"``, ``"none"``
+            or a provider's object naming a tool).
+        max_turns: Model calls per run; a model that still asks for tools after the last one
+            ends the run with ``MaxTurnsExceeded``.
+        max_total_tokens: Tokens per run; reached, the next request ends the run with
+            ``BudgetExceeded``.
+        max_cost: Cost per run (``Usage.cost``); reached, as ``max_total_tokens``.
+        parallel_tool_calls: Run the tool calls of one assistant message concurrently (their
+            events still fire in the order the model gave the calls).
+        sub_agents: Agents offered as tools named after each, taking one ``task`` argument.
+        handoffs: Agents offered as ``transfer_to_<name>`` tools that pass the conversation on.
+        memory: Key-value memory its tools share (``ToolContext.memory``).
+        description: What a parent agent's model reads about this agent, as a sub-agent
+            tool or a handoff.
+        abort_timeout: Seconds each teardown step of a cancelled run may take (its
+            ``on_chat_abort``, ``on_chat_end`` and ``on_session_end`` handlers).
+        mcp_servers: MCP servers whose tools it offers, connected at its first run.
+        output_type: The type of the final answer: a pydantic model, a dataclass or a
+            ``typing_extensions.TypedDict``.
+        output_retries: Corrections the model gets for an answer that fails validation.
+
+    Raises:
+        RegistrationError: No name, ``max_turns`` below 1, ``output_retries`` below 0, or a
+            ``middleware`` item that is not ``Middleware``.
     """
 
     def __init__(

@@ -22,10 +22,12 @@ _MISSING: Any = object()
 class Memory:
     """Key-value memory an agent's tools share (``ToolContext.memory``).
 
-    ``store`` is any mutable mapping (a dict by default). Reads and writes inside a run fire
-    ``on_memory_read`` / ``on_memory_write`` on the run's bus with the run's context; a failed
-    operation fires ``on_memory_error`` and re-raises. Outside a run, pass ``bus=`` to get the
-    events.
+    Reads and writes inside a run fire ``on_memory_read`` / ``on_memory_write`` on the run's
+    bus with the run's context; a failed operation fires ``on_memory_error`` and re-raises.
+
+    Args:
+        store: Any mutable mapping to keep the values in; default: a new dict.
+        bus: Where the events fire for reads and writes outside a run.
     """
 
     def __init__(

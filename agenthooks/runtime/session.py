@@ -54,6 +54,19 @@ class Session:
     in any process continues the conversation, and ``resume()`` continues its paused run
     (exactly one process wins when several try at once). Without a store, a paused run waits
     in this object.
+
+    Args:
+        agent: The agent that answers.
+        session_id: The conversation's id (with a store: which stored session to continue);
+            default: a new id.
+        history: The messages so far, without a store.
+        store: Where the history and a paused run live, shared between processes.
+        lease: Seconds a process's claim on a stored session lasts without renewal; a claim
+            that expired marks a process that died.
+
+    Raises:
+        RegistrationError: ``history`` given with a ``store``, or a ``lease`` that is not
+            positive.
     """
 
     def __init__(
