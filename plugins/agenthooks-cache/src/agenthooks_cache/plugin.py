@@ -76,21 +76,25 @@ class _Capture(Middleware):
 class CachePlugin:
     """Cache provider responses and tool results: ``bus.use(CachePlugin(ttl=3600))``.
 
-    - ``responses``: cache provider calls, keyed by the sha256 of the canonical JSON of the
-      request (``model``, ``system``, ``messages``, ``tools``, ``tool_choice``,
-      ``temperature``, ``reasoning_effort``) and the provider's name and default model.
-    - ``tools``: ``False`` (default: a cached ``send_email`` would send once), a list of tool
-      names (only those; sub-agents too if named), or ``True`` (every plain tool; sub-agent
-      and handoff tools are left out); keyed by the tool name and its arguments. Cache only
-      tools without side effects.
-    - ``ttl``: seconds an entry lives (default ``None``: until evicted).
-    - ``max_entries``: the bound of the default in-memory LRU backend (default 1024).
-    - ``backend``: anything with ``get(key)`` / ``set(key, value, ttl)``, sync or async
-      (``MemoryBackend``, ``RedisBackend``).
-
     A cached response comes back with zero usage and ``raw={"cached": True, "key": ...}``;
     the runtime counts it as a turn and streams it as one chunk. A failing backend never
     breaks a run: the error is logged (``cache_backend_failed``) and counts as a miss.
+
+    Args:
+        responses: Cache provider calls, keyed by the sha256 of the canonical JSON of the
+            request (``model``, ``system``, ``messages``, ``tools``, ``tool_choice``,
+            ``temperature``, ``reasoning_effort``) and the provider's name and default model.
+        tools: ``False`` (default: a cached ``send_email`` would send once), a list of tool
+            names (only those; sub-agents too if named), or ``True`` (every plain tool;
+            sub-agent and handoff tools are left out); keyed by the tool name and its
+            arguments. Cache only tools without side effects.
+        ttl: Seconds an entry lives; ``None`` (default): until evicted.
+        max_entries: The bound of the default in-memory LRU backend (default 1024).
+        backend: Anything with ``get(key)`` / ``set(key, value, ttl)``, sync or async
+            (``MemoryBackend``, ``RedisBackend``).
+
+    Raises:
+        CacheConfigError: An option has a bad value; it names the option.
     """
 
     name = "cache"

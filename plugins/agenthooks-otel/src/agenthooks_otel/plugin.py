@@ -56,13 +56,17 @@ ToolKey = tuple[str, str]
 class OtelPlugin:
     """OpenTelemetry spans for agent runs, model calls and tool calls.
 
-    ``tracer_provider`` defaults to the global one (``opentelemetry.trace``).
-    ``capture_content=True`` adds the messages, instructions, tool arguments and tool results
-    as ``gen_ai.*`` attributes; off by default, since they may hold personal data.
-
     Install one instance on every bus whose runs it should trace: a sub-agent with a bus of
     its own is traced (and parented under its parent's ``execute_tool`` span) when the same
     instance is installed on that bus too.
+
+    Args:
+        tracer_provider: Where the spans go; default: the global one (``opentelemetry.trace``).
+        capture_content: Add the messages, instructions, tool arguments and tool results as
+            ``gen_ai.*`` attributes; off by default, since they may hold personal data.
+
+    Raises:
+        PluginOptionError: An option has a bad value.
     """
 
     name = "otel"

@@ -43,18 +43,24 @@ class StructlogPlugin:
     no line carries text a redaction would have removed, whatever order the plugins were
     installed in.
 
-    - ``renderer``: ``"console"`` (default) or ``"json"``, for the plugin's own logger, which
-      writes to ``file`` (a path or a text stream; default ``sys.stderr``) and drops lines
-      below ``min_level`` (default ``"info"``). The global structlog configuration is never
-      touched. Pass ``logger=`` (any structlog logger) to log through your own configuration
-      instead; ``renderer``, ``file`` and ``min_level`` then do not apply.
-    - ``levels``: ``{event: level}`` overrides; by default chunks log at ``debug``, errors
-      (``on_model_error``, ``on_tool_call_error``, ...) and any deny or error record at
-      ``warning``, ``on_chat_error`` at ``error``, everything else at ``info``.
-    - ``events``: log only these events (names or aliases); default: all.
+    The global structlog configuration is never touched. A failing logger (a closed file)
+    never breaks a run: the handler is isolated (``errors = "isolate"``).
 
-    Bad options raise ``StructlogConfigError`` naming the option. A failing logger (a closed
-    file) never breaks a run: the handler is isolated (``errors = "isolate"``).
+    Args:
+        renderer: ``"console"`` (default) or ``"json"``, for the plugin's own logger.
+        levels: ``{event: level}`` overrides; by default chunks log at ``debug``, errors
+            (``on_model_error``, ``on_tool_call_error``, ...) and any deny or error record
+            at ``warning``, ``on_chat_error`` at ``error``, everything else at ``info``.
+        max_chars: The most characters of each text payload.
+        logger: Any structlog logger, to log through your own configuration instead;
+            ``renderer``, ``file`` and ``min_level`` then do not apply.
+        events: Log only these events (names or aliases); default: all.
+        min_level: The plugin's own logger drops lines below it (default ``"info"``).
+        file: Where the plugin's own logger writes: a path or a text stream; default
+            ``sys.stderr``.
+
+    Raises:
+        StructlogConfigError: An option is bad; it names the option.
     """
 
     name = "structlog"
