@@ -42,15 +42,21 @@ the timeout has denied already)."""
 class Guard:
     """A policy guard for an agenthooks bus: ``bus.use(Guard(policy, approver=...))``.
 
-    ``Guard()`` without a policy reads the TOML file named by ``AGENTHOOKS_GUARD_POLICY``
-    (as ``Guard.from_env()``, what the ``guard`` entry point loads, does); no variable means a guard that allows
-    everything and redacts nothing. A policy file that does not load never fails open: the
-    guard then denies every run and every tool call with the configuration error as the
-    reason, logs it, and adds it to ``bus.plugin_errors``. (``load_policy`` raises the same
-    ``GuardConfigError`` for callers who prefer to stop at startup.)
+    A policy file that does not load never fails open: the guard then denies every run and
+    every tool call with the configuration error as the reason, logs it, and adds it to
+    ``bus.plugin_errors``. (``load_policy`` raises the same ``GuardConfigError`` for callers
+    who prefer to stop at startup.)
 
-    ``approver(call, ctx) -> bool | Deny`` (async) decides ``ask`` rules; it overrides the
-    policy's ``approver``.
+    Args:
+        policy: The rules. ``None``: the TOML file ``AGENTHOOKS_GUARD_POLICY`` names (as
+            ``Guard.from_env()``, what the ``guard`` entry point loads, does); no variable
+            means a guard that allows everything and redacts nothing.
+        approver: ``approver(call, ctx) -> bool | Deny`` (async) decides ``ask`` rules; it
+            overrides the policy's ``approver``.
+        name: The plugin's name on the bus (two guards need two names).
+
+    Raises:
+        GuardConfigError: ``approver`` is not callable.
     """
 
     version = "0.1.0"
