@@ -14,9 +14,32 @@ from .settings import RetrySettings
 
 
 class RetryPlugin:
-    """``bus.use(RetryPlugin(...))``: registers no hooks, only middleware: a
-    ``RetryMiddleware`` (same options) and, with ``fallbacks``, a ``FallbackMiddleware``
-    outside it, so each provider gets its retries before the next is tried."""
+    """``bus.use(RetryPlugin(...))``: registers no hooks, only middleware.
+
+    A ``RetryMiddleware`` and, with ``fallbacks``, a ``FallbackMiddleware`` outside it, so
+    each provider gets its retries before the next is tried.
+
+    Args:
+        stacks: ``"provider"`` (default), ``"tool"`` or both.
+        attempts: Calls in all, the first included.
+        max_time: Never start a wait that would end more than this many seconds after the
+            first call; ``None``: no bound.
+        initial: The first wait in seconds; waits are ``initial * 2 ** (n - 1) +
+            uniform(0, jitter)``, and a ``Retry-After`` the error carries (up to 60 s) wins.
+        max_backoff: The longest wait in seconds.
+        jitter: The random seconds added to each wait, at most.
+        retry_on: ``retry_on(exc) -> bool``: which errors to retry; default
+            ``is_transient``: connection errors, timeouts, HTTP 408/409/429/5xx.
+        tools: On the tool stack, only these tool names; default: all.
+        on_retry: Called as ``on_retry(ctx, RetryAttempt)`` before each retry, sync or
+            async; its exceptions are logged, never raised.
+        sleep: Replaces ``asyncio.sleep`` (tests).
+        fallbacks: Providers to call, in order, when one fails for good: each a provider or
+            ``(provider, model)`` to also change the request's model.
+
+    Raises:
+        RetryConfigError: An option is bad; it names the option.
+    """
 
     name = "retry"
 

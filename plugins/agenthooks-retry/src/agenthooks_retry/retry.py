@@ -45,23 +45,30 @@ class RetryMiddleware(Middleware):
 
     ``bus.use(RetryMiddleware())``, or ``Agent(middleware=[RetryMiddleware()])``.
 
-    - ``stacks``: ``("provider",)`` (default), ``("tool",)`` or both.
-    - ``attempts``: calls in all, the first included (default 3); ``max_time``: never start a
-      wait that would end more than this many seconds after the first call (default: none).
-    - Waits: ``initial * 2 ** (n - 1) + uniform(0, jitter)``, at most ``max_backoff``
-      (defaults 0.5, 8, 0.5 seconds); a ``Retry-After`` the error carries (up to 60 s) wins.
-    - ``retry_on(exc) -> bool``: which errors to retry (default ``is_transient``: connection
-      errors, timeouts, HTTP 408/409/429/5xx). ``tools``: on the tool stack, only these
-      tool names (default all).
-    - A streamed provider call is never retried once a chunk reached the caller.
-    - Each retry logs ``retry`` at info (logger ``agenthooks.retry``: kind (the stack),
-      attempt, attempts, wait, error, run_id, agent; tool_call_id and tool_name on the tool
-      stack) and calls ``on_retry(ctx, RetryAttempt)``
-      (sync or async; its exceptions are logged, never raised). ``sleep`` replaces
-      ``asyncio.sleep`` (tests).
-
-    When the attempts are spent the last error propagates: ``on_model_error`` /
+    A streamed provider call is never retried once a chunk reached the caller. Each retry
+    logs ``retry`` at info (logger ``agenthooks.retry``: kind (the stack), attempt, attempts,
+    wait, error, run_id, agent; tool_call_id and tool_name on the tool stack). When the
+    attempts are spent the last error propagates: ``on_model_error`` /
     ``on_tool_call_error`` see it. Retries inside the stack are not turns.
+
+    Args:
+        stacks: ``"provider"`` (default), ``"tool"`` or both.
+        attempts: Calls in all, the first included.
+        max_time: Never start a wait that would end more than this many seconds after the
+            first call; ``None``: no bound.
+        initial: The first wait in seconds; waits are ``initial * 2 ** (n - 1) +
+            uniform(0, jitter)``, and a ``Retry-After`` the error carries (up to 60 s) wins.
+        max_backoff: The longest wait in seconds.
+        jitter: The random seconds added to each wait, at most.
+        retry_on: ``retry_on(exc) -> bool``: which errors to retry; default
+            ``is_transient``: connection errors, timeouts, HTTP 408/409/429/5xx.
+        tools: On the tool stack, only these tool names; default: all.
+        on_retry: Called as ``on_retry(ctx, RetryAttempt)`` before each retry, sync or
+            async; its exceptions are logged, never raised.
+        sleep: Replaces ``asyncio.sleep`` (tests).
+
+    Raises:
+        RetryConfigError: An option is bad; it names the option.
     """
 
     def __init__(
