@@ -66,28 +66,39 @@ class Limits:
     ``max_cost``, ``deny`` for tool-call caps and rate limits) or ``Cap(limit, action)`` /
     ``Cap(limit, ladder={0.8: "warn", 1.0: "downgrade", 1.2: "stop"})``.
 
-    - ``max_turns``: provider calls per run. ``max_tokens``: total tokens per run.
-      ``max_cost``: dollars per run (``usage.cost``, from the provider or ``pricing``).
-    - ``max_tool_calls``: tool calls per run; ``max_calls_per_tool``: ``{tool: cap}`` per run.
-    - ``rate_limits``: ``{tool: RateLimit(calls, per=seconds, shared=False)}``.
-    - ``pricing``: ``{model: (input, output)}`` dollars per 1M tokens (or ``Price``); a model
-      matches exactly or by its longest priced prefix (``gpt-4o-2024-08-06`` → ``gpt-4o``).
-    - ``downgrade``: the cheaper model (a name, or ``{current: cheaper}``) a ``downgrade``
-      step switches to for the next turn.
-    - ``deny_message``: the text the model reads for a denied call (``{tool}``, ``{reason}``).
-    - ``budget``: caps shared by every run on the store, with the same keys (``max_turns``,
-      ``max_tool_calls``, ``max_tokens``, ``max_cost``, ``max_calls_per_tool``) and ladders;
-      across processes when the store is shared.
-    - ``store``: where the counters live (``MemoryStore`` by default, or ``RedisStore``).
-
     ``Limits()`` without limits reads the TOML file named by ``AGENTHOOKS_LIMITS_CONFIG``
-    (as ``Limits.from_env()``, what the ``limits`` entry point loads, does;
-    ``from_env=True/False`` forces either way); no
-    variable means no limits. A file that does not load denies every run with the error as
-    the reason (fail closed).
+    (as ``Limits.from_env()``, what the ``limits`` entry point loads, does); no variable means
+    no limits. A file that does not load denies every run with the error as the reason (fail
+    closed).
 
     State is kept per run (``ctx.run_id``) and dropped at ``on_chat_end``; a sub-agent's run
     is a run of its own. Shared rate-limit windows live as long as the plugin.
+
+    Args:
+        max_turns: Provider calls per run.
+        max_tool_calls: Tool calls per run.
+        max_calls_per_tool: ``{tool: cap}``: calls of each tool per run.
+        max_tokens: Total tokens per run.
+        max_cost: Dollars per run (``usage.cost``, from the provider or ``pricing``).
+        rate_limits: ``{tool: RateLimit(calls, per=seconds, shared=False)}``.
+        pricing: ``{model: (input, output)}`` dollars per 1M tokens (or ``Price``); a model
+            matches exactly or by its longest priced prefix (``gpt-4o-2024-08-06`` →
+            ``gpt-4o``).
+        downgrade: The cheaper model (a name, or ``{current: cheaper}``) a ``downgrade``
+            step switches to for the next turn.
+        deny_message: The text the model reads for a denied call (``{tool}``, ``{reason}``).
+        budget: Caps shared by every run on the store, with the same keys (``max_turns``,
+            ``max_tool_calls``, ``max_tokens``, ``max_cost``, ``max_calls_per_tool``) and
+            ladders; across processes when the store is shared.
+        store: Where the counters live (``MemoryStore`` by default, or ``RedisStore``).
+        clock: Monotonic seconds for rate-limit windows (tests replace it).
+        name: The plugin's name on the bus.
+        from_env: Read ``AGENTHOOKS_LIMITS_CONFIG`` (True) or not (False); ``None``: only
+            when no limit is given.
+
+    Raises:
+        LimitsConfigError: A limit, rate limit, price or ``downgrade`` is not of a type it
+            takes; it names the option.
     """
 
     version = "0.1.0"
