@@ -65,20 +65,28 @@ class PublisherStats:
 
 
 class RedisEventPublisher:
-    """Send every ``on_event`` record to the stream ``stream``: ``bus.use(RedisEventPublisher(url))``.
-
-    - ``url``: the Redis to write to (``redis://``, ``rediss://``, ``unix://``).
-    - ``stream``: the stream key; ``maxlen``: its bound (``XADD MAXLEN ~``).
-    - ``buffer``: entries kept while Redis is slow or down; beyond it the oldest are dropped
-      and counted (``stats.dropped``, a ``redis_events_dropped`` warning).
-    - ``batch``: entries per pipeline; ``timeout``: seconds a Redis round trip may take.
-    - ``flush_timeout``: how long closing may take to send what is buffered.
+    """Send every ``on_event`` record to a Redis stream: ``bus.use(RedisEventPublisher(url))``.
 
     Build it and ``bus.use`` it anywhere, inside a running loop or not: nothing connects until
     the first record. The disposer ``bus.use`` returned (once every bus it was installed on
     has removed it) and ``await aclose()`` both flush the buffer and stop; whichever comes
     second is a no-op. The disposer is synchronous, so it sends with a blocking client, for
     at most about ``flush_timeout`` seconds.
+
+    Args:
+        url: The Redis to write to (``redis://``, ``rediss://``, ``unix://``).
+        stream: The stream key.
+        maxlen: The stream's bound (``XADD MAXLEN ~``).
+        buffer: Entries kept while Redis is slow or down; beyond it the oldest are dropped
+            and counted (``stats.dropped``, a ``redis_events_dropped`` warning).
+        batch: Entries per pipeline.
+        timeout: Seconds a Redis round trip may take.
+        flush_timeout: Seconds closing may take to send what is buffered.
+        max_runs: Runs whose record numbering is remembered; the least recently active
+            is forgotten beyond it.
+
+    Raises:
+        RedisConfigError: An option is bad; it names the option.
     """
 
     name = "redis"
