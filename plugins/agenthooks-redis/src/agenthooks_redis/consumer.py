@@ -65,23 +65,37 @@ class ConsumerStats:
 
 
 class RedisEventConsumer:
-    """Handle the events of ``stream`` in this process: ``.on(event, handler)``, ``await run()``.
-
-    - ``group`` / ``consumer``: the consumer group (the consumers of one group share the
-      entries; each group gets all of them) and this consumer's name in it (default:
-      ``host-pid``). The group is created at ``start`` (``"0"``: the whole stream).
-    - ``max_attempts``: handler failures (or deliveries to consumers that died) after which
-      an entry goes to ``dead_letter`` (default ``STREAM:dead``); ``retry_delay`` the first
-      pause between attempts, doubling.
-    - ``claim_idle``: seconds an entry may stay unacknowledged with a consumer before another
-      one takes it over (``XAUTOCLAIM``); a live consumer keeps its entries fresh.
-    - ``gap_timeout``: seconds an entry waits for a missing earlier one of its run before the
-      gap is skipped and counted.
-    - ``state_ttl``: seconds the group remembers a run's last handled ``seq``.
+    """Handle the events of a Redis stream in this process: ``.on(event, h)``, ``await run()``.
 
     A handler gets a ``StreamRecord`` (an ``EventRecord`` with ``seq`` and ``entry_id``).
     ``stop()`` ends ``run()`` cleanly: no new reads, the handlers running now finish, entries
     not handled stay pending for the group.
+
+    Args:
+        url: The Redis to read from (``redis://``, ``rediss://``, ``unix://``).
+        stream: The stream key.
+        group: The consumer group: the consumers of one group share the entries; each group
+            gets all of them.
+        consumer: This consumer's name in the group; default: ``host-pid``.
+        dead_letter: The stream failed entries go to; default: ``STREAM:dead``.
+        max_attempts: Handler failures (or deliveries to consumers that died) after which
+            an entry goes to ``dead_letter``.
+        retry_delay: Seconds of the first pause between attempts, doubling.
+        claim_idle: Seconds an entry may stay unacknowledged with a consumer before another
+            one takes it over (``XAUTOCLAIM``); a live consumer keeps its entries fresh.
+        gap_timeout: Seconds an entry waits for a missing earlier one of its run before the
+            gap is skipped and counted.
+        start: Where a new group starts: ``"0"``, the whole stream, or ``"$"``, new
+            entries only.
+        state_ttl: Seconds the group remembers a run's last handled ``seq``.
+        block: Seconds a read waits for a new entry when all are read.
+        count: Entries per read.
+        max_in_flight: Entries read and not yet handled, at most; reading pauses beyond.
+        connections: Redis connections in the pool (at least 2).
+        stop_timeout: Seconds ``stop()`` waits for the loops and the running handlers.
+
+    Raises:
+        RedisConfigError: An option is bad; it names the option.
     """
 
     def __init__(
