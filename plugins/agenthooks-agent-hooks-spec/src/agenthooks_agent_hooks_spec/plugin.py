@@ -84,19 +84,24 @@ class AgentHooksSpec:
     """Run AGENT-HOOKS-0.1 ``interceptors`` on every run of a bus: ``bus.use(AgentHooksSpec(
     [policy]))`` returns the disposer.
 
-    ``interceptors`` are objects with ``intercept(context)`` (sync or async) returning a
-    ``Verdict`` or a wire dict, given as a list or as a ``{name: interceptor}`` mapping (the
-    names go on the records). ``mode`` is ``"enforce"`` or ``"evaluate_only"``;
-    ``composition`` a ``CompositionConfig`` (default ``sequential/first_deny``, stop);
-    ``resolver`` an ``ApprovalResolver`` that may lift liftable denies; ``timeout`` bounds each
-    awaitable ``intercept`` / ``resolve`` (seconds, ``None``: unbounded); ``record_sink`` gets
-    every ``InterceptionRecord`` as it is made. ``emitter`` passes a ready ``InterceptionEmitter``
-    instead (one built from a host declaration, see ``from_declaration``); the other settings
-    must then stay at their defaults.
-
     Fail closed: with zero interceptors in enforce mode every run is denied
     (``host_error:no_interceptor``); a context that cannot be built or a transform that cannot
     be written back denies the step (evaluate_only records it and goes on).
+
+    Args:
+        interceptors: Objects with ``intercept(context)`` (sync or async) returning a
+            ``Verdict`` or a wire dict, given as a list or as a ``{name: interceptor}``
+            mapping (the names go on the records).
+        mode: ``"enforce"`` or ``"evaluate_only"``.
+        composition: A ``CompositionConfig``; default ``sequential/first_deny``, stop.
+        resolver: An ``ApprovalResolver`` that may lift liftable denies.
+        timeout: Seconds each awaitable ``intercept`` / ``resolve`` may take; ``None``:
+            unbounded.
+        record_sink: Gets every ``InterceptionRecord`` as it is made.
+        emitter: A ready ``InterceptionEmitter`` instead (one built from a host declaration,
+            see ``from_declaration``); the other settings must then stay at their defaults.
+        incremental_output: Mediate a streamed answer segment by segment (§12.1a): text
+            reaches the consumer only under a verdict that covers it.
     """
 
     name = "agent-hooks-spec"
