@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, cast
 from uuid import UUID
 
-import pydantic_core
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
 from langchain.agents.middleware.types import ExtendedModelResponse, OmitFromSchema
 from langchain_core.messages import (
@@ -46,6 +45,7 @@ from agenthooks.messages import (
     Usage,
 )
 from agenthooks.messages import ToolCall as OurToolCall
+from agenthooks.plugins import serialize_result
 
 from . import watch
 from .approval import approval_request, decision_of
@@ -484,7 +484,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 result is seen.get("content") or (result is out and "content" not in seen)
             ):
                 return out  # type: ignore[no-any-return]
-            text = outcome.text if outcome.text is not None else _as_text(result)
+            text = outcome.text if outcome.text is not None else serialize_result(result)
             if isinstance(out, ToolMessage):
                 return out.model_copy(update={"content": text, "status": "success"})
             return ToolMessage(content=text, tool_call_id=raw["id"], name=raw["name"])
@@ -752,13 +752,6 @@ def _last_index(messages: Sequence[AnyMessage | BaseMessage], kind: type) -> int
         if isinstance(messages[i], kind):
             return i
     return None
-
-
-def _as_text(result: Any) -> str:
-    """A rewritten result as the tool message's text: strings as they are, else JSON."""
-    if isinstance(result, str):
-        return result
-    return pydantic_core.to_json(result, fallback=str).decode()
 
 
 __all__ = ["RUN_KEY", "AgentHooksMiddleware", "AgentHooksState"]

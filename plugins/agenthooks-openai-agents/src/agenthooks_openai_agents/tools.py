@@ -19,11 +19,11 @@ layer ahead of the body, so an ``Ask`` becomes the SDK's own approval request
 import asyncio
 import copy
 import inspect
+import json
 from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from typing import Any
 
-import pydantic_core
 from agents.function_schema import function_schema
 from agents.run_context import RunContextWrapper
 from agents.tool import (
@@ -87,7 +87,7 @@ def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def _arguments_text(arguments: dict[str, Any]) -> str:
-    return pydantic_core.to_json(arguments).decode()
+    return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
 
 
 async def _policy(setting: Any, ctx: RunContextWrapper[Any], params: Any, call_id: str) -> bool:
