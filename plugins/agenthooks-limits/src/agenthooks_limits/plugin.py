@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from agenthooks import Deny, StopRun
+from agenthooks import ConfigError, Deny, StopRun
 from agenthooks.plugins import PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
@@ -122,7 +122,9 @@ class Limits:
         from_env: bool | None = None,
     ) -> None:
         self.name = name
-        self.config_error: LimitsConfigError | None = None
+        self.config_error: ConfigError | None = None
+        """What kept the limits from loading (a ``PluginOptionError`` for a bad variable, a
+        ``LimitsConfigError`` for the file); the plugin then denies every run."""
         given = (
             max_turns,
             max_tool_calls,
@@ -140,7 +142,7 @@ class Limits:
 
             try:
                 loaded = limits_from_env()
-            except LimitsConfigError as exc:
+            except ConfigError as exc:  # a bad variable or a bad file: both fail closed
                 self.config_error = exc
             else:
                 if loaded is not None:
@@ -317,7 +319,7 @@ class Limits:
         if turn_checks or tool_checks or self._budget_run_caps():
             bus.on("on_chat_end", self._forget)
 
-    def _lock_down(self, bus: HookBus, error: LimitsConfigError) -> None:
+    def _lock_down(self, bus: HookBus, error: ConfigError) -> None:
         reason = (
             f"agenthooks-limits: the limits named by {LIMITS_ENV} are invalid, so every "
             f"run is denied until they are fixed: {error}"
