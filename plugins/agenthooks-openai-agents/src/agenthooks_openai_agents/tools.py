@@ -55,11 +55,10 @@ def tools_hooked(run: BridgeRun) -> bool:
 
 
 @lru_cache(maxsize=512)
-def _arguments_model(fn: Callable[..., Any]) -> type[BaseModel] | None:
-    try:
-        return function_schema(fn).params_pydantic_model
-    except Exception:  # a callable the SDK describes another way: arguments taken as sent
-        return None
+def _arguments_model(fn: Callable[..., Any]) -> type[BaseModel]:
+    # ``function_tool`` built the tool with ``function_schema(fn)``: the same call gives the
+    # model it validates with, and an error in it is the SDK's, so it reaches the caller
+    return function_schema(fn).params_pydantic_model
 
 
 def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
@@ -71,10 +70,8 @@ def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]]
         return None
     try:
         model = _arguments_model(fn)
-    except TypeError:  # an unhashable callable
-        model = None
-    if model is None:
-        return None
+    except TypeError:  # an unhashable callable (lru_cache's key): read it uncached
+        model = _arguments_model.__wrapped__(fn)
 
     def validate(arguments: dict[str, Any]) -> dict[str, Any]:
         try:
