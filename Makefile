@@ -12,7 +12,7 @@ DEMO_STAMP := $(VENV)/.demo
 LINT_STAMP := $(VENV)/.lint
 CTK := plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py
 
-.PHONY: install test soak demo docs bench bench-peers lint typecheck dist clean
+.PHONY: install test test-latest soak demo docs bench bench-peers lint typecheck dist clean
 
 # a current pip: the one a venv starts with cannot resolve an editable plugin that another
 # plugin's test extra asks for by name
@@ -47,6 +47,29 @@ test: $(STAMP)
 	$(PY) -m pytest $(CTK) -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:IncrementalHarness -k 'not AH-CTK-135'
 	# the documentation site into build/site (its own tests built and rendered one already)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict -q
+
+# each bridge against its framework's newest release, past the pin's upper bound: a venv of its
+# own under build/latest/ (ignored), the core, the other plugins, the bridge, then the framework
+# upgraded; a summary line per bridge says which one breaks (pip warns that the pin is exceeded)
+LATEST := langchain:langchain,langchain-core,langgraph openai-agents:openai-agents \
+	pydantic-ai:pydantic-ai-slim adk:google-adk strands:strands-agents
+OTHERS := $(filter-out $(foreach b,$(LATEST),plugins/agenthooks-$(firstword $(subst :, ,$(b)))),$(PLUGINS))
+
+test-latest:
+	@rm -f build/latest/summary; mkdir -p build/latest; for spec in $(LATEST); do \
+	  b=$${spec%%:*}; fw=$$(echo $${spec#*:} | tr , ' '); v=build/latest/$$b; \
+	  echo "== agenthooks-$$b against the newest $$fw"; \
+	  { [ -x $$v/bin/python ] || $(PYTHON) -m venv $$v; } && \
+	  $$v/bin/python -m pip install -q --disable-pip-version-check --upgrade pip && \
+	  $$v/bin/python -m pip install -q --disable-pip-version-check --pre -e '.[test]' \
+	    $(foreach p,$(OTHERS),-e $(p)) -e "plugins/agenthooks-$$b[test]" && \
+	  $$v/bin/python -m pip install -q --disable-pip-version-check --upgrade $$fw; \
+	  got=$$($$v/bin/python -m pip list --disable-pip-version-check 2>/dev/null \
+	    | grep -i -E "^($$(echo $$fw | tr ' ' '|')) " | tr -s ' ' | paste -sd, -); \
+	  if $$v/bin/python -m pytest -q -x -p no:cacheprovider plugins/agenthooks-$$b/tests; \
+	  then echo "agenthooks-$$b: passes on $$got" >> build/latest/summary; \
+	  else echo "agenthooks-$$b: BREAKS on $$got" >> build/latest/summary; fi; \
+	done; echo; cat build/latest/summary; ! grep -q BREAKS build/latest/summary
 
 # the reliability suite's long variants: every occurrence, policy and fault, every cancel
 # point, many more hypothesis examples, 60,000 concurrent runs (the figures print as it runs)

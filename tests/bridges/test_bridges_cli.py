@@ -22,9 +22,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "adk": {
         "framework": "Google ADK",
         "distribution": "agenthooks-adk",
-        "setup": (
-            "Runner(agent=..., app_name=..., session_service=..., plugins=[AgentHooksPlugin(bus)])"
-        ),
+        "setup": "Runner(app=App(name=..., root_agent=agent, plugins=[AgentHooksPlugin(bus)]), ...)",
         "fires": [
             "on_stream_start",
             "on_stream_chunk",

@@ -113,8 +113,8 @@ async def test_the_otel_plugin_traces_the_run() -> None:
     spans = exporter.get_finished_spans()
     names = sorted(span.name for span in spans)
     assert names == [
-        "chat generic-fake-chat-model",
-        "chat generic-fake-chat-model",
+        "chat ScriptedModel",
+        "chat ScriptedModel",
         "execute_tool delete_file",
         "execute_tool read_file",
         "invoke_agent filer",

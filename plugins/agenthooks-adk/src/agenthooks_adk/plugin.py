@@ -154,10 +154,11 @@ class _Run:
 
 
 class AgentHooksPlugin(BasePlugin):
-    """Reports every run of an ADK ``Runner`` (or ``App``) to ``bus``.
+    """Reports every run of an ADK ``App`` to ``bus``.
 
-    ``Runner(agent=..., app_name=..., session_service=..., plugins=[AgentHooksPlugin(bus)])``.
-    Put it first in ``plugins``: ADK skips the plugins after one whose callback answers.
+    ``Runner(app=App(name=..., root_agent=agent, plugins=[AgentHooksPlugin(bus)]),
+    session_service=...)``. Put it first in ``plugins``: ADK skips the plugins after one whose
+    callback answers.
 
     Args:
         bus: The bus whose handlers, guards and middleware apply to the agent's runs.

@@ -10,8 +10,15 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, cast
 from uuid import UUID
 
-from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain.agents.middleware.types import ExtendedModelResponse, OmitFromSchema
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    AgentState,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+)
+from langchain.agents.middleware.types import OmitFromSchema
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
@@ -24,7 +31,6 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
-from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
 
 from agenthooks import Deny, HookBus

@@ -55,11 +55,12 @@ def tools_hooked(run: BridgeRun) -> bool:
 
 
 @lru_cache(maxsize=512)
-def _arguments_model(fn: Callable[..., Any]) -> type[BaseModel] | None:
-    try:
-        return function_schema(fn).params_pydantic_model
-    except Exception:  # a callable the SDK describes another way: arguments taken as sent
-        return None
+def _arguments_model(fn: Callable[..., Any], strict: bool) -> type[BaseModel]:
+    # ``function_tool`` built the tool with ``function_schema(fn, strict_json_schema=strict)``:
+    # the same call gives the model it validates with (docstrings only describe, so they are
+    # not read), and an error in it is the SDK's, so it reaches the caller
+    schema = function_schema(fn, use_docstring_info=False, strict_json_schema=strict)
+    return schema.params_pydantic_model
 
 
 def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
@@ -69,12 +70,11 @@ def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]]
         fn = tool.__wrapped__
     except AttributeError:
         return None
+    strict = tool.strict_json_schema
     try:
-        model = _arguments_model(fn)
-    except TypeError:  # an unhashable callable
-        model = None
-    if model is None:
-        return None
+        model = _arguments_model(fn, strict)
+    except TypeError:  # an unhashable callable (lru_cache's key): read it uncached
+        model = _arguments_model.__wrapped__(fn, strict)
 
     def validate(arguments: dict[str, Any]) -> dict[str, Any]:
         try:
