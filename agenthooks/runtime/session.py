@@ -21,8 +21,8 @@ from ..decisions import Decision, Deny
 from ..errors import RegistrationError
 from ..events.contexts import SessionCloseContext, SessionStartContext
 from ..messages import AgentResponse, ChatMessage, PendingCall
-from ..paused import PausedRun
 from .chat_run import execute, execute_run, shielded, stream
+from .durable.paused import PausedRun
 from .durable.pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
 from .durable.resume import check, restore, resume_body
 from .durable.stored_session import claim_chat, claim_resume, read
@@ -30,9 +30,9 @@ from .run_state import Run, new_id
 from .streaming import StreamEvent
 
 if TYPE_CHECKING:
-    from ..stores.base import Store
     from .agent import Agent
     from .durable.keeper import Keeper
+    from .durable.store import Store
 
 DEFAULT_LEASE = 60.0
 """Seconds a process's claim on a stored session lasts without renewal (renewed every third

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from ...decisions import Approve, Decision
 from ...errors import ResumeConflictError, SessionBusyError, UnknownSessionError
-from ...paused import Answer, PausedRun
-from ...stores.base import Progress
 from .keeper import Keeper, owner_token, recovered
+from .paused import Answer, PausedRun
 from .pausing import refuse_chat, require_paused
 from .resume import check
+from .store import Progress
 
 if TYPE_CHECKING:
     from ..session import Session
