@@ -21,7 +21,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..messages import Usage
+from ..messages import PendingCall, Usage
 
 KEPT = 10_000
 """Paused runs ``PAUSED_RUNS`` keeps at most; the oldest go first (pauses nobody resumed)."""
@@ -39,6 +39,8 @@ class Carried:
     usage: Usage = field(default_factory=Usage)
     state: dict[str, Any] = field(default_factory=dict)
     """The plugins' per-run state, by plugin name (``on_chat_paused``'s ``state``)."""
+    pending: list[PendingCall] = field(default_factory=list)
+    """The calls the run waits on."""
 
     def dump(self) -> dict[str, Any]:
         """As JSON."""
@@ -48,6 +50,7 @@ class Carried:
             "tool_calls": self.tool_calls,
             "usage": self.usage.model_dump(),
             "state": dict(self.state),
+            "pending": [p.model_dump() for p in self.pending],
         }
 
     @classmethod
@@ -59,6 +62,7 @@ class Carried:
             tool_calls=int(data.get("tool_calls", 0)),
             usage=Usage.model_validate(data.get("usage") or {}),
             state=dict(data.get("state") or {}),
+            pending=[PendingCall.model_validate(p) for p in data.get("pending") or ()],
         )
 
 

@@ -392,15 +392,17 @@ class BridgeRun:
 
     # --- pause and resume (pausing.py) --------------------------------------------------
 
-    def carry(self) -> Carried:
-        """What the run carries across its pause: its id, counts, usage and the plugins'
-        per-run state (call it after ``paused``, and file it in ``PAUSED_RUNS``)."""
+    def carry(self, pending: Sequence[PendingCall] = ()) -> Carried:
+        """What the run carries across its pause: its id, counts, usage, the plugins'
+        per-run state and the ``pending`` calls it waits on (call it after ``paused``, and
+        file it in ``PAUSED_RUNS``)."""
         return Carried(
             run_id=self.run_id,
             iteration=self.iteration,
             tool_calls=self.tool_calls,
             usage=self.usage,
             state=dict(self.state),
+            pending=list(pending),
         )
 
     def resume_from(self, carried: Carried) -> None:

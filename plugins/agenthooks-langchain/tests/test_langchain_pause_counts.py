@@ -1,0 +1,59 @@
+"""A LangChain run paused by ``Ask`` keeps its counts: a ``Limits`` tool-call cap, the turns
+and the usage go on from what the run used before the interrupt, and the plugins' per-run
+state comes back through ``on_run_resumed``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenthooks_langchain import resume_command
+from agenthooks_limits import Limits
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_scripted import Recorder, agent, ask, ran, script
+from langgraph.checkpoint.memory import InMemorySaver
+
+from agenthooks import Approve, Ask, HookBus
+
+USAGE = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+DENIED = 'Tool call "read_file" was denied (tool call limit: 2 of 2 tool calls used)'
+
+
+def turn(call_id: str, name: str, path: str) -> AIMessage:
+    return AIMessage(
+        content="",
+        tool_calls=[{"id": call_id, "name": name, "args": {"path": path}, "type": "tool_call"}],
+        usage_metadata=USAGE,  # type: ignore[arg-type]
+    )
+
+
+async def test_the_tool_call_cap_and_the_usage_go_on_after_a_resume() -> None:
+    bus = HookBus()
+    bus.use(Limits(max_tool_calls=2))
+    bus.on("pre_tool_call", lambda ctx: Ask("delete?"), match="delete_file")
+    recorder = Recorder(bus)
+    model = script(
+        turn("r1", "read_file", "/a"),
+        turn("d1", "delete_file", "/b"),
+        turn("r2", "read_file", "/c"),
+        AIMessage(content="done", usage_metadata=USAGE),  # type: ignore[arg-type]
+    )
+    bridged = agent(model, bus, checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "counts"}}
+    out = await bridged.ainvoke(ask(), config)
+    [paused] = recorder.of("on_chat_paused")
+    assert paused.output.usage.total_tokens == 30
+
+    done = await bridged.ainvoke(resume_command(out["__interrupt__"], {"d1": Approve()}), config)
+    # the read before the pause and the approved delete used the cap of two
+    assert ran == [("read_file", {"path": "/a"}), ("delete_file", {"path": "/b"})]
+    tool_messages = [
+        (m.tool_call_id, m.content) for m in done["messages"] if isinstance(m, ToolMessage)
+    ]
+    assert tool_messages == [("r1", "contents of /a"), ("d1", "deleted /b"), ("r2", DENIED)]
+    [resumed] = recorder.of("on_run_resumed")
+    assert resumed.run_id == paused.run_id
+    assert [p.call_id for p in resumed.output] == ["d1"]  # the calls it waited on
+    assert resumed.input == {"d1": Approve()}  # the decision
+    [finished] = recorder.of("on_chat_done")
+    assert finished.output.usage.total_tokens == 60  # four model calls, both parts of the run
+    assert finished.output.iterations == 4
