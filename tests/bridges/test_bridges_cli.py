@@ -108,7 +108,13 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "framework": "Pydantic AI",
         "distribution": "agenthooks-pydantic-ai",
         "setup": "Agent(model, tools=..., capabilities=[AgentHooksCapability(bus)])",
-        "fires": ["pre_agent", "transform_context", "prepare_next_turn", "should_stop"],
+        "fires": [
+            "pre_agent",
+            "transform_context",
+            "prepare_next_turn",
+            "should_stop",
+            "on_run_resumed",
+        ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
