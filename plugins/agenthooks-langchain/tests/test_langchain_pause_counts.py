@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from agenthooks_langchain import resume_command
-from agenthooks_limits import Limits
+from agenthooks_limits import Cap, Limits
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_scripted import Recorder, agent, ask, ran, script
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agenthooks import Approve, Ask, HookBus
+from agenthooks import Approve, Ask, HookBus, StopRun
 
 USAGE = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
 DENIED = 'Tool call "read_file" was denied (tool call limit: 2 of 2 tool calls used)'
@@ -57,3 +58,25 @@ async def test_the_tool_call_cap_and_the_usage_go_on_after_a_resume() -> None:
     [finished] = recorder.of("on_chat_done")
     assert finished.output.usage.total_tokens == 60  # four model calls, both parts of the run
     assert finished.output.iterations == 4
+
+
+async def test_the_token_cap_counts_the_tokens_used_before_the_pause() -> None:
+    bus = HookBus()
+    bus.use(Limits(max_tokens=Cap(40, "stop")))
+    bus.on("pre_tool_call", lambda ctx: Ask("delete?"), match="delete_file")
+    stops: list[str] = []
+    bus.on("on_stop", lambda ctx: stops.append(ctx.reason))
+    model = script(
+        turn("r1", "read_file", "/a"),
+        turn("d1", "delete_file", "/b"),
+        turn("r2", "read_file", "/c"),
+        AIMessage(content="done", usage_metadata=USAGE),  # type: ignore[arg-type]
+    )
+    bridged = agent(model, bus, checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "tokens"}}
+    out = await bridged.ainvoke(ask(), config)
+    with pytest.raises(StopRun, match="token limit: 45 of 40 tokens used"):
+        await bridged.ainvoke(resume_command(out["__interrupt__"], {"d1": Approve()}), config)
+    # 15 + 15 before the pause, 15 after: the cap stops the run before its fourth model call
+    assert stops == ["token limit: 45 of 40 tokens used"]
+    assert ran[-1] == ("read_file", {"path": "/c"})

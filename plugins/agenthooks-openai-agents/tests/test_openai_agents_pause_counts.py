@@ -1,17 +1,18 @@
 """A run paused through the SDK's approvals keeps its counts: a ``Limits`` tool-call cap, the
-turns and the usage go on from what the run used before the pause."""
+token cap, the turns and the usage go on from what the run used before the pause."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agenthooks_limits import Limits
+import pytest
+from agenthooks_limits import Cap, Limits
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Agent, Usage, function_tool
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai_agents_helpers import Recorder
 
-from agenthooks import Ask, HookBus
+from agenthooks import Ask, HookBus, StopRun
 
 ran: list[str] = []
 DENIED = 'Tool call "read_file" was denied (tool call limit: 2 of 2 tool calls used)'
@@ -77,3 +78,32 @@ async def test_the_tool_call_cap_and_the_usage_go_on_after_a_resume() -> None:
     [done] = recorder.of("on_chat_done")
     assert done.response.usage.total_tokens == 60  # four model calls, both parts of the run
     assert done.response.iterations == 4
+
+
+async def test_the_token_cap_counts_the_tokens_used_before_the_pause() -> None:
+    ran.clear()
+    bus = HookBus()
+    bus.use(Limits(max_tokens=Cap(40, "stop")))
+    bus.on("pre_tool_call", lambda ctx: Ask("delete?"), match="delete_file")
+    stops: list[str] = []
+    bus.on("on_stop", lambda ctx: stops.append(ctx.reason))
+    model = ScriptedModel(
+        [
+            [function_call("read_file", {"path": "/a"}, call_id="tc_r1")],
+            [function_call("delete_file", {"path": "/b"}, call_id="tc_d1")],
+            [function_call("read_file", {"path": "/c"}, call_id="tc_r2")],
+            [assistant_message("done")],
+        ],
+        default_usage=per_call(),
+    )
+    agent: Agent[Any] = Agent(name="assistant", model=model, tools=[read_file, delete_file])
+    runner = AgentHooksRunner(bus)
+    result = await runner.run(agent, "go")
+    state = result.to_state()
+    state.approve(result.interruptions[0])
+    with pytest.raises(StopRun, match="token limit: 45 of 40 tokens used"):
+        await runner.run(agent, state)
+    # 15 + 15 before the pause, 15 after: the cap stops the run before its fourth model call
+    assert stops == ["token limit: 45 of 40 tokens used"]
+    assert len(model.calls) == 3
+    assert ran == ["read /a", "delete /b", "read /c"]

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenthooks_limits import Limits
+import pytest
+from agenthooks_limits import Cap, Limits
 from agenthooks_pydantic_ai import resume_results
 from pydantic_ai import DeferredToolRequests
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.usage import RequestUsage
 from pydantic_ai_script import Script, file_agent, tool_returns
 
-from agenthooks import Approve, Ask, HookBus
+from agenthooks import Approve, Ask, HookBus, StopRun
 from agenthooks.testing import HookRecorder
 
 DENIED = 'Tool call "read_file" was denied (tool call limit: 2 of 2 tool calls used)'
@@ -64,3 +65,28 @@ async def test_the_tool_call_cap_and_the_usage_go_on_after_a_resume() -> None:
     [done] = recorder.of("on_chat_done")
     assert done.response.usage.total_tokens == 60  # four model calls, both parts of the run
     assert done.response.iterations == 4
+
+
+async def test_the_token_cap_counts_the_tokens_used_before_the_pause() -> None:
+    bus = HookBus()
+    bus.use(Limits(max_tokens=Cap(40, "stop")))
+    bus.on("pre_tool_call", lambda ctx: Ask("delete?"), match="delete_file")
+    stops: list[str] = []
+    bus.on("on_stop", lambda ctx: stops.append(ctx.reason))
+    script = Script(
+        turn(ToolCallPart("read_file", {"path": "/a"}, tool_call_id="r1")),
+        turn(ToolCallPart("delete_file", {"path": "/b"}, tool_call_id="d1")),
+        turn(ToolCallPart("read_file", {"path": "/c"}, tool_call_id="r2")),
+        turn(TextPart("done")),
+    )
+    agent, ran = file_agent(script, bus, output_type=[str, DeferredToolRequests])
+    paused = await agent.run("go")
+    with pytest.raises(StopRun, match="token limit: 45 of 40 tokens used"):
+        await agent.run(
+            message_history=paused.all_messages(),
+            deferred_tool_results=resume_results({"d1": Approve()}),
+        )
+    # 15 + 15 before the pause, 15 after: the cap stops the run before its fourth model call
+    assert stops == ["token limit: 45 of 40 tokens used"]
+    assert script.calls == 3
+    assert ran == ["read_file /a", "delete_file /b", "read_file /c"]
