@@ -4,7 +4,10 @@ and resumed by a fresh agent with a fresh ``Limits`` (as another process would).
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -176,3 +179,34 @@ async def test_a_stored_pause_resumed_by_a_fresh_agent_and_limits_keeps_the_coun
     finally:
         await opened.aclose()
     assert ran == ["note a", "pay 50", "note b"]
+
+
+def _process(mode: str, url: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("pause_worker.py")), mode, url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_a_run_paused_in_one_process_and_resumed_in_another_keeps_its_count(
+    store: str,
+) -> None:
+    paused = _process("chat", store)
+    assert paused == {"finish": "paused", "ran": ["note a"], "tools": [["n1", "noted"]]}
+    resumed = _process("resume", store)
+    # the note before the pause, the approved payment and one more note: three calls
+    assert resumed == {
+        "finish": "stop",
+        "ran": ["pay 50", "note b"],
+        "tools": [
+            ["n1", "noted"],
+            ["p1", "paid 50"],
+            ["n2", "noted"],
+            ["n3", 'Tool call "note" was denied (tool call limit: 3 of 3 tool calls used)'],
+        ],
+    }
