@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agenthooks_limits import Cap, Limits
+import redis
+from agenthooks_limits import Cap, Limits, RedisStore
 
 from agenthooks import (
     Agent,
@@ -210,3 +211,37 @@ def test_a_run_paused_in_one_process_and_resumed_in_another_keeps_its_count(
             ["n3", 'Tool call "note" was denied (tool call limit: 3 of 3 tool calls used)'],
         ],
     }
+
+
+async def test_with_a_shared_redis_store_the_resumed_run_counts_on(
+    redis_url: str, redis_prefix: str, tmp_path: Path
+) -> None:
+    sessions = open_store(str(tmp_path / "sessions.db"))
+    first = RedisStore(redis_url, prefix=redis_prefix)
+    try:
+        session = Session(
+            build(Limits(max_tool_calls=3, store=first), SCRIPT), store=sessions, session_id="s"
+        )
+        assert (await session.chat("go")).finish_reason == "paused"
+    finally:
+        await first.aclose()
+    # the run's counters left Redis with the run's end: the pause holds them
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert list(client.scan_iter(match=redis_prefix + "run:*")) == []
+    finally:
+        client.close()
+    second = RedisStore(redis_url, prefix=redis_prefix)
+    try:
+        session = Session(
+            build(Limits(max_tool_calls=3, store=second), SCRIPT[2:]),
+            store=sessions,
+            session_id="s",
+        )
+        done = await session.resume({"p1": Approve()})
+    finally:
+        await second.aclose()
+        await sessions.aclose()
+    assert done.content == "done"
+    assert tool_messages(session.history)[-1] == ("n3", DENIED)
+    assert ran == ["note a", "pay 50", "note b"]
