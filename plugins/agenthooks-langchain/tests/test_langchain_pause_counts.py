@@ -14,6 +14,7 @@ from langchain_scripted import Recorder, agent, ask, ran, script
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agenthooks import Approve, Ask, HookBus, StopRun
+from agenthooks.bridges import PAUSED_RUNS
 
 USAGE = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
 DENIED = 'Tool call "read_file" was denied (tool call limit: 2 of 2 tool calls used)'
@@ -80,3 +81,28 @@ async def test_the_token_cap_counts_the_tokens_used_before_the_pause() -> None:
     # 15 + 15 before the pause, 15 after: the cap stops the run before its fourth model call
     assert stops == ["token limit: 45 of 40 tokens used"]
     assert ran[-1] == ("read_file", {"path": "/c"})
+
+
+async def test_resumed_elsewhere_the_run_keeps_its_id_turns_and_usage_from_the_graph_state() -> (
+    None
+):
+    bus = HookBus()
+    bus.on("pre_tool_call", lambda ctx: Ask("delete?"), match="delete_file")
+    recorder = Recorder(bus)
+    model = script(
+        turn("r1", "read_file", "/a"),
+        turn("d1", "delete_file", "/b"),
+        AIMessage(content="done", usage_metadata=USAGE),  # type: ignore[arg-type]
+    )
+    saver = InMemorySaver()
+    config: Any = {"configurable": {"thread_id": "elsewhere"}}
+    out = await agent(model, bus, checkpointer=saver).ainvoke(ask(), config)
+    [paused] = recorder.of("on_chat_paused")
+    # as in a process that did not pause it: nothing of the run in this process's memory
+    assert PAUSED_RUNS.take([("langchain", "elsewhere")]) is not None
+    again = agent(model, bus, checkpointer=saver)
+    await again.ainvoke(resume_command(out["__interrupt__"], {"d1": Approve()}), config)
+    [finished] = recorder.of("on_chat_done")
+    assert finished.run_id == paused.run_id
+    assert finished.output.usage.total_tokens == 45  # the checkpoint kept both calls' usage
+    assert finished.output.iterations == 3

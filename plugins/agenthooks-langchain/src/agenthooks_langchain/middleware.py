@@ -200,11 +200,11 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             assert finished is not None
             return _with_update(finished, update)
         await bridge.loop_start()
-        if bridge.session_id is not None:  # a checkpointer keeps the state: a pause may come
-            update[RUN_KEY] = run.kept()
         if "transform_context" in bus.listened:
             request = await self._transformed(run, request)
         answer = await self._model_call(run, request, handler)
+        if bridge.session_id is not None:  # a checkpointer keeps the state: a pause may come
+            update[RUN_KEY] = run.kept()  # after the call, so the call's usage is kept too
         ai = _ai_of(answer)
         if ai is not None:
             run.last = ai
