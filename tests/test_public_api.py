@@ -22,7 +22,7 @@ PUBLIC = {
     "StreamEvent", "TextDelta", "Tool", "ToolCall", "ToolCallEnd", "ToolCallStart",
     "ToolContext", "UnknownEventError", "Usage", "hook", "tool",
     "Ask", "Approve", "PendingCall", "ResumeError", "ResumeConflictError", "SessionPausedError",
-    "StoreError",
+    "StoreError", "PausedRun",
 }  # fmt: skip
 CONTEXTS = {
     "ChatAbortContext", "ChatDoneContext", "ChatEndContext", "ChatErrorContext",

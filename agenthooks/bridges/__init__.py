@@ -16,6 +16,7 @@ from .capabilities import (
     capability_table,
     installed_bridges,
 )
+from .pausing import PAUSED_RUNS, Carried, PausedRuns
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
 from .tool import BridgeTool, Validate
 from .validation import invalid_arguments
@@ -24,12 +25,15 @@ __all__ = [
     "BASELINE_FIRES",
     "BASELINE_HONOURS",
     "ENTRY_POINT_GROUP",
+    "PAUSED_RUNS",
     "BridgeError",
     "BridgeRun",
     "BridgeTool",
     "Capabilities",
+    "Carried",
     "FrameworkModel",
     "ModelCall",
+    "PausedRuns",
     "RunDenied",
     "ToolInvoke",
     "ToolOutcome",

@@ -33,12 +33,14 @@ from ..events.contexts import (
     PostAgentContext,
     PreRequestContext,
     PreToolCallContext,
+    RunResumedContext,
     StopContext,
     UserMessageContext,
 )
 from ..messages import (
     AgentResponse,
     ChatMessage,
+    PendingCall,
     ProviderRequest,
     ProviderResponse,
     ToolCall,
@@ -49,6 +51,7 @@ from ..runtime.model_call import endpoint as model_endpoint
 from ..runtime.run_state import new_id
 from ..runtime.tool_call import ToolHooks, ToolOutcome, render, settle
 from .capabilities import Capabilities
+from .pausing import Carried
 from .tool import BridgeTool
 
 C = TypeVar("C", bound=EventContext)
@@ -120,6 +123,10 @@ class BridgeRun:
         """The event whose handler denied the run at its start, once one did."""
         self.ended: str | None = None
         """The terminal event once the run ended (``on_chat_done`` ...), else ``None``."""
+        self.tool_calls = 0
+        """The tool calls of the run the hooks saw (an asked call once it is answered)."""
+        self.state: dict[str, Any] = {}
+        """The plugins' per-run state a pause keeps (``on_chat_paused``'s ``state``)."""
         self._turn_open = False
         self._started = time.perf_counter()
         self._model_hooks = ModelHooks(bus)
@@ -236,6 +243,7 @@ class BridgeRun:
         bus = self.bus
         stack = bus.stacks.get("tool")
         if not stack and _TOOL_EVENTS.isdisjoint(bus.listened):
+            self.tool_calls += 1
             return await settle(call, invoke, call.arguments)
         ctx = PreToolCallContext(
             **self.base(),
@@ -253,6 +261,8 @@ class BridgeRun:
 
         inner = stack.compose(body) if stack else body
         outcome: ToolOutcome = await self._tool_hooks.wrap(ctx, inner, approved=approved)
+        if outcome.asked is None:
+            self.tool_calls += 1
         if outcome.text is None and outcome.error is None and outcome.asked is None:
             render(outcome)  # a result a hook gave or rewrote, written down as the model reads it
         if outcome.asked is not None:
@@ -273,6 +283,7 @@ class BridgeRun:
         ``on_tool_call_error`` with that ``source``, where a handler may recover or replace
         the error, then ``on_tool_call_result`` for a recovered call."""
         outcome = ToolOutcome(call, error=error, source=source)
+        self.tool_calls += 1
         if "on_tool_call_error" not in self.bus.listened:
             return outcome
         ctx = PreToolCallContext(
@@ -329,10 +340,15 @@ class BridgeRun:
                 await self._end(response=response)
 
     async def paused(self, response: AgentResponse) -> None:
-        """The run waits for a human: ``on_chat_paused``, then ``on_chat_end``."""
+        """The run waits for a human: ``on_chat_paused`` (its handlers keep their per-run
+        state in ``state``: ``carry()`` has it afterwards), then ``on_chat_end``."""
         if await self._ending("on_chat_paused"):
             try:
-                await self.fire("on_chat_paused", ChatPausedContext, response=response)
+                ctx = await self.fire(
+                    "on_chat_paused", ChatPausedContext, response=response, state=self.state
+                )
+                if isinstance(ctx, ChatPausedContext):
+                    self.state = ctx.state
             finally:  # on_chat_end comes whatever the terminal event's handlers raised
                 await self._end(response=response)
 
@@ -372,6 +388,44 @@ class BridgeRun:
             response=response,
             error=error,
             duration=time.perf_counter() - self._started,
+        )
+
+    # --- pause and resume (pausing.py) --------------------------------------------------
+
+    def carry(self, pending: Sequence[PendingCall] = ()) -> Carried:
+        """What the run carries across its pause: its id, counts, usage, the plugins'
+        per-run state and the ``pending`` calls it waits on (call it after ``paused``, and
+        file it in ``PAUSED_RUNS``)."""
+        return Carried(
+            run_id=self.run_id,
+            iteration=self.iteration,
+            tool_calls=self.tool_calls,
+            usage=self.usage,
+            state=dict(self.state),
+            pending=list(pending),
+        )
+
+    def resume_from(self, carried: Carried) -> None:
+        """Make this run (new, before any event) the paused run ``carried`` kept: its id,
+        turns, tool calls, usage and plugins' state go on."""
+        self.run_id = carried.run_id
+        self.iteration = carried.iteration
+        self.tool_calls = carried.tool_calls
+        self.usage = carried.usage
+        self.state = dict(carried.state)
+
+    async def resumed(
+        self, pending: Sequence[PendingCall], decisions: dict[str, Any], records: int = 0
+    ) -> None:
+        """``on_run_resumed``: the calls the run waited on, the answer per call id, and the
+        plugins' per-run state its pause kept (``resume_from``)."""
+        await self.fire(
+            "on_run_resumed",
+            RunResumedContext,
+            pending=list(pending),
+            decisions=dict(decisions),
+            records=records,
+            state=dict(self.state),
         )
 
     async def __aenter__(self) -> BridgeRun:

@@ -328,7 +328,11 @@ async def end_paused(run: Run, response: AgentResponse, started: float) -> None:
 
     async def paused() -> None:
         try:
-            await run.fire("on_chat_paused", ChatPausedContext, response=response)
+            ctx = await run.fire(
+                "on_chat_paused", ChatPausedContext, response=response, state=run.carried
+            )
+            if isinstance(ctx, ChatPausedContext):  # what the plugins keep for the resume
+                run.carried = ctx.state
         except Exception as exc:  # as on_chat_done: reaches the caller after the end events
             failure.append(exc)
 

@@ -85,6 +85,7 @@ class Run:
         "handoff",
         "terminating",
         "journal",
+        "carried",
         "context_fields",
         "_stacks",
     )
@@ -137,6 +138,9 @@ class Run:
         self.terminating = False
         self.journal: Journal | None = None
         """Set when the conversation lives in a store (``durable/journal.py``)."""
+        self.carried: dict[str, Any] = {}
+        """The plugins' per-run state a pause keeps (``on_chat_paused``'s ``state``), by
+        plugin name; a resumed run starts with what its pause kept."""
         self.flights: dict[str, Flight] = {}
         """The tool calls of the run on their way, by call id (their hook layer finds them
         here: a context carries no state of ours)."""

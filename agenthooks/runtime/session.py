@@ -35,18 +35,18 @@ from ..errors import (
 )
 from ..events.contexts import SessionCloseContext, SessionStartContext
 from ..messages import AgentResponse, ChatMessage, PendingCall
-from ..paused import Answer, PausedRun
-from ..stores.base import Progress
 from .chat_run import execute, execute_run, shielded, stream
 from .durable.keeper import Keeper, owner_token, recovered
+from .durable.paused import Answer, PausedRun
 from .durable.pausing import counting, keep, pending_of, refuse_chat, require_paused
+from .durable.store import Progress
 from .durable.resume import check, restore, resume_body
 from .run_state import Run, new_id
 from .streaming import StreamEvent
 
 if TYPE_CHECKING:
-    from ..stores.base import Store
     from .agent import Agent
+    from .durable.store import Store
 
 DEFAULT_LEASE = 60.0
 """Seconds a process's claim on a stored session lasts without renewal (renewed every third

@@ -34,7 +34,7 @@ from ..errors import (
     UnknownSessionError,
 )
 from ..messages import ChatMessage
-from ..paused import Answer, PausedRun
+from ..runtime.durable.paused import Answer, PausedRun
 from .base import Progress, Release, SessionRow, Status
 from .migrations import migrate
 

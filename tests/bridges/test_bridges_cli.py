@@ -45,14 +45,19 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "framework": "LangChain",
         "distribution": "agenthooks-langchain",
         "setup": "create_agent(model, tools, middleware=[AgentHooksMiddleware(bus)])",
-        "fires": ["pre_agent", "transform_context", "prepare_next_turn", "should_stop"],
+        "fires": [
+            "pre_agent",
+            "transform_context",
+            "prepare_next_turn",
+            "should_stop",
+            "on_run_resumed",
+        ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
         },
         "gaps": [
-            "on_run_resumed",
             "on_stream_chunk",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
@@ -101,7 +106,13 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "framework": "Pydantic AI",
         "distribution": "agenthooks-pydantic-ai",
         "setup": "Agent(model, tools=..., capabilities=[AgentHooksCapability(bus)])",
-        "fires": ["pre_agent", "transform_context", "prepare_next_turn", "should_stop"],
+        "fires": [
+            "pre_agent",
+            "transform_context",
+            "prepare_next_turn",
+            "should_stop",
+            "on_run_resumed",
+        ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],

@@ -30,10 +30,10 @@ import structlog
 from ...bus.signals import RECORD_COUNTS
 from ...errors import ResumeError, StoreError
 from ...messages import AgentResponse, ChatMessage, PendingCall, ToolCall
-from ...paused import Answer, PausedRun
-from ...stores.base import Progress, Release, SessionRow, Store
 from ..run_state import Run, new_id
+from .paused import Answer, PausedRun
 from .resume import capture, reachable
+from .store import Progress, Release, SessionRow, Store
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -193,13 +193,17 @@ class Keeper:
         self, run: Run, history: list[ChatMessage], started: bool, denied: str | None
     ) -> PausedRun | None:
         """Store the rest of the history and leave the session idle, or paused with the
-        run's final ``on_event`` count; returns the paused run as stored."""
+        run's final ``on_event`` count and the plugins' per-run state; returns the paused run
+        as stored."""
         await self.stop()
         if self.failed is not None:
             return await self.recover(history)
         paused = self.paused
         if paused is not None:
-            paused = paused.model_copy(update={"records": RECORD_COUNTS.get(run.run_id, 0)})
+            # stored again with what on_chat_paused's handlers kept, which ran after pausing()
+            paused = paused.model_copy(
+                update={"records": RECORD_COUNTS.get(run.run_id, 0), "state": dict(run.carried)}
+            )
         end = Release("paused" if paused else "idle", started, denied, paused)
         async with self._lock:
             try:

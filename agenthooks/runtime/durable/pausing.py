@@ -10,9 +10,9 @@ from typing import Protocol
 from ...bus.signals import RECORD_COUNTS
 from ...errors import NotPausedError, SessionPausedError
 from ...messages import AgentResponse, ChatMessage, PendingCall
-from ...paused import PausedRun
 from ..chat_run import execute_run
 from ..run_state import Run
+from .paused import PausedRun
 from .resume import capture
 
 

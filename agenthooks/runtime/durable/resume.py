@@ -24,7 +24,6 @@ from ...errors import (
 )
 from ...events.contexts import RunResumedContext
 from ...messages import AgentResponse, ChatMessage, PendingCall, ToolCall
-from ...paused import Answer, PausedRun
 from ..chat_run import conclude
 from ..handoffs import hand_over
 from ..run_state import NO_USAGE, Run
@@ -32,6 +31,7 @@ from ..streaming import ToolCallEnd, ToolCallStart
 from ..tool_batch import Batch, end_batch, run_tool_batch
 from ..tool_call import tool_call, tool_message
 from ..turn_loop import after_tools, run_turns
+from .paused import Answer, PausedRun
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -46,6 +46,7 @@ def capture(run: Run, start: int) -> PausedRun:
         agent=run.agent.name,
         iteration=run.iteration or 0,
         turns=run.turns,
+        tool_calls=tool_calls_in(history[start:]),
         usage=run.usage,
         input=run.input,
         model=run.model,
@@ -58,7 +59,13 @@ def capture(run: Run, start: int) -> PausedRun:
         terminating=run.terminating,
         records=run.records,
         paused_at=time.time(),
+        state=run.carried,
     )
+
+
+def tool_calls_in(messages: list[ChatMessage]) -> int:
+    """The tool calls the model asked for in ``messages`` (a run's, before its pause)."""
+    return sum(len(m.tool_calls) for m in messages if m.role == "assistant")
 
 
 def _same(a: list[ChatMessage], b: list[ChatMessage]) -> bool:
@@ -175,6 +182,7 @@ def restore(run: Run, state: PausedRun, root: Agent) -> None:
     run.new_messages = list(history[state.start :])
     run.handoff = agents[state.handoff] if state.handoff else None
     run.terminating = state.terminating
+    run.carried = dict(state.state)
     calls = _calls_of(history, state)
     run.open_calls = {c.id: c for c in calls}
     run.refresh_fields()  # its ids and agent changed
@@ -208,6 +216,7 @@ async def resume_body(run: Run, state: PausedRun, decisions: dict[str, Decision]
         pending=list(state.pending),
         decisions=dict(decisions),
         records=state.records,
+        state=dict(run.carried),
     )
     history = run.history
     if not state.pending:  # recovered after a crash between turns: the next turn
@@ -281,4 +290,5 @@ __all__ = [
     "reachable",
     "restore",
     "resume_body",
+    "tool_calls_in",
 ]

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agenthooks_langchain import CAPABILITIES
+from agenthooks_langchain import CAPABILITIES, resume_command
 from langchain_core.messages import ToolMessage
 from langchain_scripted import Recorder, agent, ask, calls, conversation_model, ran, script
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
+from agenthooks import AgentResponse, Approve, Ask, Deny, HookBus, ProviderResponse, StopRun
 from agenthooks.bridges import installed_bridges
 from agenthooks.errors import UnsupportedReturnError
 
@@ -41,9 +41,11 @@ async def test_every_event_the_bridge_fires_fires_in_scripted_runs() -> None:
     asking = HookBus()
     asking.on("pre_tool_call", lambda ctx: Ask("sure?"), match="delete_file")
     paused = Recorder(asking)
-    await agent(conversation_model(), asking, checkpointer=InMemorySaver()).ainvoke(
-        ask(), {"configurable": {"thread_id": "caps"}}
-    )
+    pausing = agent(conversation_model(), asking, checkpointer=InMemorySaver())
+    caps = {"configurable": {"thread_id": "caps"}}
+    out = await pausing.ainvoke(ask(), caps)
+    # ... and resumes
+    await pausing.ainvoke(resume_command(out["__interrupt__"], {"call_1": Approve()}), caps)
     # 3. a run a hook stops, 4. a run that is cancelled
     stopping = HookBus()
     stopped = Recorder(stopping)

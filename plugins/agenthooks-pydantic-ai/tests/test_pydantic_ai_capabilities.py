@@ -9,13 +9,21 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from agenthooks_pydantic_ai import CAPABILITIES, AgentHooksCapability
+from agenthooks_pydantic_ai import CAPABILITIES, AgentHooksCapability, resume_results
 from pydantic import BaseModel
 from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai_script import PROMPT, Script, conversation_script, file_agent, tool_returns
 
-from agenthooks import AgentResponse, Ask, ChatMessage, Deny, HookBus, ProviderResponse
+from agenthooks import (
+    AgentResponse,
+    Approve,
+    Ask,
+    ChatMessage,
+    Deny,
+    HookBus,
+    ProviderResponse,
+)
 from agenthooks.bridges import RunDenied, UnsupportedReturnError, installed_bridges
 from agenthooks.errors import StopRun
 
@@ -41,8 +49,13 @@ async def test_every_declared_event_fires_in_scripted_runs() -> None:
     # a pause
     asking = bus.on("pre_tool_call", lambda ctx: Ask("a human decides"))
     agent, _ = file_agent(conversation_script(), bus, output_type=[str, DeferredToolRequests])
-    await agent.run(PROMPT)
+    paused = await agent.run(PROMPT)
     asking()
+    # ... and its resume
+    await agent.run(
+        message_history=paused.all_messages(),
+        deferred_tool_results=resume_results({"call_1": Approve(), "call_2": Approve()}),
+    )
     # a tool error and a model error
     script = Script([("explode", {}, "c1")], RuntimeError("model down"))
     failing: Agent[None, str] = Agent(script.model, capabilities=[AgentHooksCapability(bus)])

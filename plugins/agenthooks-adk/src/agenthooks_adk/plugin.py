@@ -51,13 +51,12 @@ from google.adk.tools.transfer_to_agent_tool import TransferToAgentTool
 from google.genai import types
 
 from agenthooks import Approve, Ask, Deny, HookBus
-from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import PAUSED_RUNS, BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import (
     GROUPS,
     OnHandoffContext,
     PreHandoffContext,
-    RunResumedContext,
     StreamChunkContext,
     StreamEndContext,
     StreamErrorContext,
@@ -310,9 +309,12 @@ class AgentHooksPlugin(BasePlugin):
                 reason = _rejection(confirmation)
                 state.rejected[call_id] = reason
                 decisions[call_id] = Deny(reason)
-        await state.run.fire(
-            "on_run_resumed", RunResumedContext, pending=pending, decisions=decisions
-        )
+        # the invocation goes on with its turns, tool calls, usage and plugins' state, as
+        # its pause in this process left them
+        carried = PAUSED_RUNS.take([(PAUSE_KEY, state.run.run_id)])
+        if carried is not None:
+            state.run.resume_from(carried)
+        await state.run.resumed(pending, decisions)
 
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
@@ -906,15 +908,18 @@ class AgentHooksPlugin(BasePlugin):
         if invocation_context.is_aborted:
             await run.abort("aborted")
         elif state.paused:
-            await run.paused(
-                AgentResponse(
-                    finish_reason="paused",
-                    usage=run.usage,
-                    iterations=_iterations(run),
-                    agent=run.agent,
-                    pending=list(state.paused),
+            try:
+                await run.paused(
+                    AgentResponse(
+                        finish_reason="paused",
+                        usage=run.usage,
+                        iterations=_iterations(run),
+                        agent=run.agent,
+                        pending=list(state.paused),
+                    )
                 )
-            )
+            finally:  # the confirmation resumes the invocation: its counts wait for it there
+                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(state.paused))
         elif state.final is not None:
             await run.done(state.final)
         elif state.answered_run:
@@ -964,5 +969,8 @@ def _rejection(confirmation: ToolConfirmation) -> str:
         return payload
     return REJECTED
 
+
+PAUSE_KEY = "adk"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by invocation id)."""
 
 __all__ = ["AgentHooksPlugin"]

@@ -34,7 +34,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
 
 from agenthooks import Deny, HookBus
-from agenthooks.bridges import BridgeError, BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import PAUSED_RUNS, BridgeError, BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.errors import ToolValidationError, UnsupportedReturnError
 from agenthooks.events import (
     GROUPS,
@@ -51,7 +51,7 @@ from agenthooks.messages import (
     Usage,
 )
 from agenthooks.messages import ToolCall as OurToolCall
-from agenthooks.plugins import serialize_result
+from agenthooks.plugins import Decision, serialize_result
 
 from . import watch
 from .approval import approval_request, decision_of
@@ -73,6 +73,8 @@ from .translate import (
 
 RUN_KEY = "agenthooks_run"
 """The state key that keeps a run's id across a pause (a resumed run keeps its id)."""
+PAUSE_KEY = "langchain"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by thread id)."""
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -109,6 +111,8 @@ class _Run:
     """The answer a ``pre_agent`` handler gave in the agent's place."""
     input_id: str | None = None
     """The id of the user message the run answers."""
+    resuming: list[PendingCall] | None = None
+    """The calls a resumed run waited on, until its ``on_run_resumed`` fired."""
 
     def kept(self) -> dict[str, Any]:
         """What the state keeps of the run, so a resumed run goes on where it paused."""
@@ -202,11 +206,11 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             assert finished is not None
             return _with_update(finished, update)
         await bridge.loop_start()
-        if bridge.session_id is not None:  # a checkpointer keeps the state: a pause may come
-            update[RUN_KEY] = run.kept()
         if "transform_context" in bus.listened:
             request = await self._transformed(run, request)
         answer = await self._model_call(run, request, handler)
+        if bridge.session_id is not None:  # a checkpointer keeps the state: a pause may come
+            update[RUN_KEY] = run.kept()  # after the call, so the call's usage is kept too
         ai = _ai_of(answer)
         if ai is not None:
             run.last = ai
@@ -405,6 +409,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             decision = decision_of(interrupt(approval_request(call, reason)), call)
             run.asked.remove(pending)
             del self._asked[key]
+            await self._announce_resume(run, {call.id: decision})
             if isinstance(decision, Deny):
                 return await self._refused(run, call, decision)
             return _answered(
@@ -430,6 +435,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         decision = decision_of(interrupt(approval_request(call, result.reason)), call)
         self._asked.pop(key, None)
         run.asked.remove(pending)
+        await self._announce_resume(run, {call.id: decision})
         if isinstance(decision, Deny):
             return await self._refused(run, call, decision)
         return _answered(await self._call(run, request, handler, call, described, approved=True))
@@ -541,7 +547,9 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         kept = _kept(request.state)
         if kept is not None and human is not None and kept.get("input") == human.id:
             # a run paused by another middleware's interrupt, resumed into the model node
-            return self._resumed(graph, config, kept, len(request.state["messages"])), {}
+            run = self._resumed(graph, config, kept, len(request.state["messages"]))
+            await self._announce_resume(run, {})
+            return run, {}
         info = request.runtime.execution_info if request.runtime is not None else None
         bridge = self._bridge(config, (info.run_id if info is not None else None) or str(graph))
         run = _Run(bridge, start=human_at if human_at is not None else len(messages))
@@ -598,14 +606,30 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
     def _resumed(
         self, graph: UUID, config: RunnableConfig, kept: dict[str, Any], start: int
     ) -> _Run:
-        """A paused run taken up again: its id, its turn count and its usage as they were."""
+        """A paused run taken up again: its id, turns, tool calls, usage and plugins'
+        per-run state as its pause left them in this process (``PAUSED_RUNS``), else its id,
+        turns and usage as the graph's state kept them (another process)."""
         bridge = self._bridge(config, str(kept["id"]))
-        bridge.iteration = kept.get("iteration")
-        if kept.get("usage"):
-            bridge.usage = Usage.model_validate(kept["usage"])
+        carried = PAUSED_RUNS.take([(PAUSE_KEY, bridge.session_id)])
+        if carried is not None and carried.run_id == bridge.run_id:
+            bridge.resume_from(carried)
+        else:
+            carried = None
+            bridge.iteration = kept.get("iteration")
+            if kept.get("usage"):
+                bridge.usage = Usage.model_validate(kept["usage"])
         run = _Run(bridge, start=start, input_id=kept.get("input"))
+        run.resuming = list(carried.pending) if carried is not None else []
         self._follow(graph, run)
         return run
+
+    async def _announce_resume(self, run: _Run, decisions: dict[str, Decision]) -> None:
+        """``on_run_resumed``, once, before the resumed run's first hook: the calls it waited
+        on and the decisions read so far (LangGraph resumes each paused call in a task of its
+        own: the first to run reads its own decision)."""
+        pending, run.resuming = run.resuming, None
+        if pending is not None:
+            await run.bridge.resumed(pending, decisions)
 
     def _graph(self, config: RunnableConfig) -> UUID:
         graph = watch.NODE_PARENTS.graph_run(config)
@@ -644,16 +668,20 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await bridge.error(error)
             elif error is not None or run.asked or interrupted:
                 # an interrupt (ours or another middleware's) waits for a human
-                await bridge.paused(
-                    AgentResponse(
-                        content=(text_of(run.last) or None) if run.last is not None else None,
-                        finish_reason="paused",
-                        usage=bridge.usage,
-                        iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
-                        agent=bridge.agent,
-                        pending=list(run.asked),
+                try:
+                    await bridge.paused(
+                        AgentResponse(
+                            content=(text_of(run.last) or None) if run.last is not None else None,
+                            finish_reason="paused",
+                            usage=bridge.usage,
+                            iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
+                            agent=bridge.agent,
+                            pending=list(run.asked),
+                        )
                     )
-                )
+                finally:  # the thread resumes it: its counts and plugins' state wait there
+                    if bridge.session_id is not None:
+                        PAUSED_RUNS.keep([(PAUSE_KEY, bridge.session_id)], bridge.carry(run.asked))
             elif run.final is not None:
                 await bridge.done(run.final)
             else:  # another middleware ended the run before the model answered

@@ -13,6 +13,10 @@ Where each check runs:
 - ``pre_request`` (guard): the shared ``budget`` of turns, tokens and cost, before every
   provider call of every run (a run that starts after the budget is spent makes no call).
 - ``on_response`` (ordinary, priority -1000000): adds the call's tokens and cost to the budget.
+- ``on_chat_paused``: keeps the run's state in the pause (``ctx.state["limits"]``: its
+  counters, the steps already acted on, a deny or downgrade in force), and
+  ``on_run_resumed`` puts it back, so a resumed run, in any process, goes on from what it
+  had used (``state.py``'s ``carry`` / ``restore``).
 - ``on_chat_end``: drops the run's state.
 
 Counters live in a ``LimitsStore``: this process's memory by default, or Redis
@@ -33,17 +37,19 @@ from agenthooks.plugins import PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
 from .settings import LIMITS_ENV, LimitsConfigError
-from .state import Breach, RunState, reached, worst
+from .state import Breach, RunState, carry, reached, restore, worst
 from .store import Check, LimitsStore, MemoryStore
 
 if TYPE_CHECKING:
     from agenthooks import HookBus
     from agenthooks.events import (
         ChatEndContext,
+        ChatPausedContext,
         ChatStartContext,
         PreRequestContext,
         PreToolCallContext,
         ResponseContext,
+        RunResumedContext,
         TurnContext,
     )
 
@@ -317,6 +323,8 @@ class Limits:
             if "max_tokens" in self.budget or "max_cost" in self.budget:
                 bus.on("on_response", self._spend, priority=SPEND_PRIORITY)
         if turn_checks or tool_checks or self._budget_run_caps():
+            bus.on("on_chat_paused", self._paused)
+            bus.on("on_run_resumed", self._resumed)
             bus.on("on_chat_end", self._forget)
 
     def _lock_down(self, bus: HookBus, error: ConfigError) -> None:
@@ -345,6 +353,41 @@ class Limits:
                 await _maybe(self.store.forget(sorted(state.keys)))
             except Exception as exc:  # a shared store expires them anyway (RUN_TTL)
                 log.warning("limits_store_failed", operation="forget", error=_text(exc))
+
+    async def _paused(self, ctx: ChatPausedContext) -> None:
+        state = self._runs.get(ctx.run_id)
+        if state is None:
+            return
+        prefix = f"run:{ctx.run_id}:"
+        # the running totals of the run's counters (a per-run rate window is a time window:
+        # a human's pause outlasts it, so it starts afresh)
+        totals = sorted(k for k in state.keys if ":rate:" not in k)
+        used: list[float] = []
+        if totals:
+            try:
+                checks = [Check(key, 0, 1.0) for key in totals]
+                used, _counted = await _maybe(self.store.count(checks))
+            except Exception as exc:  # the pause goes on; the resumed run counts afresh
+                log.warning("limits_store_failed", operation="carry", error=_text(exc))
+                used = []
+        counters = {k[len(prefix) :]: u for k, u in zip(totals, used) if u}
+        ctx.state[self.name] = carry(state, counters)
+
+    async def _resumed(self, ctx: RunResumedContext) -> None:
+        kept = ctx.state.get(self.name)
+        if not isinstance(kept, dict):
+            return
+        state, counters = restore(kept)
+        prefix = f"run:{ctx.run_id}:"
+        keys = {prefix + suffix: amount for suffix, amount in counters.items()}
+        state.keys.update(keys)
+        self._runs[ctx.run_id] = state
+        try:  # set, not added to: a counter this process still has is replaced
+            await _maybe(self.store.forget(sorted(keys)))
+            for key, amount in keys.items():
+                await _maybe(self.store.add(key, amount, RUN_TTL))
+        except Exception as exc:
+            log.warning("limits_store_failed", operation="restore", error=_text(exc))
 
     def active_runs(self) -> list[str]:
         """The run ids whose state is kept (runs that have not ended)."""

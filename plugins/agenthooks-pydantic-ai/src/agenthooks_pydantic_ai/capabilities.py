@@ -17,6 +17,7 @@ CAPABILITIES = bridge_capabilities(
         "transform_context",
         "prepare_next_turn",
         "should_stop",
+        "on_run_resumed",
     ],
     honours={
         "pre_agent": {"deny", "response"},

@@ -38,6 +38,7 @@ from pydantic_ai.tools import RunContext, ToolDefinition
 
 from agenthooks import (
     AgentResponse,
+    Approve,
     ChatMessage,
     ChatStartContext,
     Deny,
@@ -52,6 +53,7 @@ from agenthooks import (
     TransformContextContext,
 )
 from agenthooks.bridges import (
+    PAUSED_RUNS,
     BridgeRun,
     RunDenied,
     ToolOutcome,
@@ -140,6 +142,8 @@ class _RunHooks(AgentHooksCapability):
         """The tool calls whose result ``on_message`` announced."""
         self.read: translate.ReadCache = {}
         """What each message of the run's history read as (each is read once)."""
+        self.resuming: list[PendingCall] | None = None
+        """The calls a resumed run waited on, until its ``on_run_resumed`` fired."""
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         return self
@@ -180,7 +184,14 @@ class _RunHooks(AgentHooksCapability):
         tools = _tool_names(ctx) if run.listened("on_chat_start") else []
         prompt = ctx.prompt
         if prompt is None:
-            # a run that goes on from a history (a resumed pause): no user message
+            # a run that goes on from a history (a resumed pause): no user message. A pause
+            # of this process goes on with its id, counts, usage and plugins' state, and
+            # starts with on_run_resumed (once the user-prompt node shows the decisions)
+            carried = PAUSED_RUNS.take((PAUSE_KEY, i) for i in _open_calls(ctx.messages))
+            if carried is not None:
+                run.resume_from(carried)
+                self.resuming = list(carried.pending)
+                return
             got = await run.fire("on_chat_start", ChatStartContext, message="", tools=tools)
             if isinstance(got, Deny):
                 CAPABILITIES.require("on_chat_start", "deny")
@@ -229,7 +240,13 @@ class _RunHooks(AgentHooksCapability):
         output = result.output
         if isinstance(output, DeferredToolRequests):
             await self._flush_held(run)
-            await run.paused(self._paused_response(run, output))
+            paused = self._paused_response(run, output)
+            try:
+                await run.paused(paused)
+            finally:  # the deferred calls resume it: its counts and plugins' state wait there
+                PAUSED_RUNS.keep(
+                    [(PAUSE_KEY, p.call_id) for p in paused.pending], run.carry(paused.pending)
+                )
             return result
         if _ANSWER_EVENTS.isdisjoint(run.bus.listened):
             await self._flush_held(run)
@@ -298,6 +315,9 @@ class _RunHooks(AgentHooksCapability):
     async def before_node_run(self, ctx: RunContext[Any], *, node: Any) -> Any:
         # the first request is built from the user-prompt node: a rewritten user message
         # goes there, so the model and the history both get it
+        if self.resuming is not None and isinstance(node, UserPromptNode) and self.run:
+            pending, self.resuming = self.resuming, None
+            await self.run.resumed(pending, _decisions(node.deferred_tool_results))
         if self.rewritten_prompt is not None and isinstance(node, UserPromptNode):
             prompt, self.rewritten_prompt = self.rewritten_prompt, None
             return replace(node, user_prompt=prompt)
@@ -670,6 +690,32 @@ def _with_answer(result: AgentRunResult[Any], text: str) -> AgentRunResult[Any]:
             last,
         )
     return replace(result, output=text)
+
+
+PAUSE_KEY = "pydantic-ai"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by deferred call id)."""
+
+
+def _open_calls(messages: Sequence[ModelMessage]) -> list[str]:
+    """The ids of the last model response's tool calls: a resumed pause's deferred calls."""
+    for message in reversed(messages):
+        if isinstance(message, ModelResponse):
+            return [p.tool_call_id for p in message.parts if isinstance(p, ToolCallPart)]
+    return []
+
+
+def _decisions(results: Any) -> dict[str, Any]:
+    """The answers a resumed run got (``DeferredToolResults.approvals``), as decisions."""
+    approvals = getattr(results, "approvals", None) or {}
+    decisions: dict[str, Any] = {}
+    for call_id, answer in approvals.items():
+        if isinstance(answer, ToolDenied):
+            decisions[call_id] = Deny(answer.message)
+        elif answer is False:
+            decisions[call_id] = Deny()
+        else:
+            decisions[call_id] = Approve()
+    return decisions
 
 
 __all__ = ["AgentHooksCapability"]

@@ -45,7 +45,7 @@ from agenthooks import (
     ProviderResponse,
     ToolCall,
 )
-from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import PAUSED_RUNS, BridgeRun, BridgeTool, ToolOutcome
 from agenthooks.errors import (
     ToolError,
     ToolValidationError,
@@ -57,7 +57,6 @@ from agenthooks.events import (
     GROUPS,
     PreAgentContext,
     PrepareNextTurnContext,
-    RunResumedContext,
     ShouldStopContext,
     StreamChunkContext,
     StreamEndContext,
@@ -325,9 +324,12 @@ class AgentHooksPlugin(Plugin):
             if i.response is not None
         }
         pending = _pending(asked)
-        await run.fire(
-            "on_run_resumed", RunResumedContext, pending=pending, decisions=decisions, records=0
-        )
+        # the run goes on with its turns, tool calls, usage and plugins' state, as its pause
+        # in this process left them (its id is in the interrupts' reasons)
+        carried = PAUSED_RUNS.take([(PAUSE_KEY, run.run_id)])
+        if carried is not None:
+            run.resume_from(carried)
+        await run.resumed(pending, decisions)
 
     async def _finish(self, state: _State, stop: EventLoopStopEvent) -> None:
         run = state.run
@@ -336,16 +338,19 @@ class AgentHooksPlugin(Plugin):
             pending = _pending(
                 [i for i in interrupts or () if i.name == APPROVAL and isinstance(i.reason, dict)]
             )
-            await run.paused(
-                AgentResponse(
-                    content=None,
-                    finish_reason="paused",
-                    usage=run.usage,
-                    iterations=_iterations(run),
-                    agent=run.agent,
-                    pending=pending,
+            try:
+                await run.paused(
+                    AgentResponse(
+                        content=None,
+                        finish_reason="paused",
+                        usage=run.usage,
+                        iterations=_iterations(run),
+                        agent=run.agent,
+                        pending=pending,
+                    )
                 )
-            )
+            finally:  # the interrupts resume it: its counts and plugins' state wait there
+                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(pending))
             return
         if stop_reason == "cancelled":
             await run.abort("cancelled")
@@ -1046,5 +1051,8 @@ def _result_event(outcome: ToolOutcome, seen: dict[str, Any], call_id: str) -> T
     result_block = {"toolUseId": call_id, "status": "success", "content": content}
     return ToolResultEvent(cast("ToolResult", result_block))
 
+
+PAUSE_KEY = "strands"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by run id)."""
 
 __all__ = ["APPROVAL", "AgentHooksPlugin"]
