@@ -16,10 +16,11 @@ from agents.stream_events import StreamEvent
 from agenthooks import AgentResponse, Deny, HookBus
 from agenthooks.bridges import BridgeRun, RunDenied
 from agenthooks.events import PreAgentContext, RunResumedContext
-from agenthooks.messages import ChatMessage, PendingCall
+from agenthooks.messages import ChatMessage, PendingCall, Usage
 
 from .capabilities import CAPABILITIES
 from .cloning import Cloner, HookedProvider, hooked, model_name
+from .decisions import decisions
 from .model import HookedModel
 from .scope import ACTIVE, RunScope
 from .translate import parse_arguments, replace_user_text, user_text
@@ -30,6 +31,18 @@ _CLONES_KEPT = 64
 """Agent graphs whose clones a runner keeps."""
 _PAUSES_KEPT = 4096
 """Paused calls whose run id a runner keeps for their resume."""
+
+
+@dataclasses.dataclass(slots=True, frozen=True)
+class _Paused:
+    """A call a paused run waits on, as this runner paused it."""
+
+    run_id: str
+    """The run's id (a resumed run keeps it)."""
+    call: PendingCall
+    """The call as the hooks asked about it: its validated arguments and the ``Ask``'s reason."""
+    usage: Usage
+    """What the run had used when it paused (a resumed run goes on from it)."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -62,12 +75,25 @@ class AgentHooksRunner:
 
     def __init__(self, bus: HookBus) -> None:
         self.bus = bus
-        self._paused: dict[str, str] = {}
-        """The run id of each call a paused run waits on (a resumed run keeps its id)."""
+        self._paused: dict[str, _Paused] = {}
+        """Each call a paused run waits on, by call id: its run, its ``Ask`` and the run's
+        usage (a resumed run keeps its id and goes on from its usage)."""
         self._driving: set[asyncio.Task[None]] = set()
         self._cloners: dict[tuple[int, bool], Cloner] = {}
         """The clones of each agent graph run so far, used again while the graph is unchanged
         (cloning costs more than a model turn of the SDK's loop)."""
+
+    def pending(self, item: ToolApprovalItem) -> PendingCall | None:
+        """The call an interruption of this runner's run asks about, as the hooks asked it:
+        the call id, the tool, its validated arguments and the ``Ask``'s ``reason`` (what a
+        UI shows beside the SDK's approval item). ``None`` for an item this runner did not
+        pause (a tool's own ``needs_approval``, or a pause made in another process).
+
+        Args:
+            item: One of ``result.interruptions`` or ``state.get_interruptions()``.
+        """
+        paused = self._paused.get(_call_id(item) or "")
+        return None if paused is None else paused.call
 
     def _clone(self, agent: Agent[Any]) -> Agent[Any]:
         key = (id(agent), tools_hooked_bus(self.bus))
@@ -105,21 +131,27 @@ class AgentHooksRunner:
         return _Prepared(self._clone(agent), kwargs, owned)
 
     def _scope(self, agent: Agent[Any], input: Any, prepared: _Prepared) -> RunScope:
-        run_id: str | None = None
         name = agent.name
         approved: frozenset[str] = frozenset()
+        paused: list[_Paused] = []
         if isinstance(input, RunState):
             pending = input.get_interruptions()
             ids = [_call_id(item) for item in pending]
             approved = frozenset(i for i in ids if i)
-            run_id = next((self._paused[i] for i in ids if i in self._paused), None)
+            paused = [self._paused[i] for i in ids if i in self._paused]
             if pending:
                 name = pending[0].agent.name
-        run = BridgeRun(self.bus, CAPABILITIES, agent=name, run_id=run_id)
+        run = BridgeRun(
+            self.bus, CAPABILITIES, agent=name, run_id=paused[0].run_id if paused else None
+        )
+        if paused:  # one run across the pause: its usage goes on from where it paused
+            run.usage = paused[0].usage
         provider = prepared.kwargs["run_config"].model_provider
         if isinstance(provider, HookedProvider):
             provider = provider.inner
-        return RunScope(run, approved=approved, provider=provider)
+        scope = RunScope(run, approved=approved, provider=provider)
+        scope.asked.update((p.call.call_id, p.call) for p in paused)
+        return scope
 
     async def _begin(
         self, scope: RunScope, agent: Agent[Any], input: Any, prepared: _Prepared
@@ -129,7 +161,12 @@ class AgentHooksRunner:
         if isinstance(input, RunState):
             if "on_run_resumed" in run.bus.listened:
                 pending = [_pending(item, scope) for item in input.get_interruptions()]
-                await run.fire("on_run_resumed", RunResumedContext, pending=pending)
+                await run.fire(
+                    "on_run_resumed",
+                    RunResumedContext,
+                    pending=pending,
+                    decisions=decisions(input, pending),
+                )
             # a streamed run got its input before the start events: only run() can adopt
             return input if scope.ready is not None else await _adopt(input, prepared)
         text = user_text(input)
@@ -158,7 +195,7 @@ class AgentHooksRunner:
         if result.interruptions:
             pending = [_pending(item, scope) for item in result.interruptions]
             for call in pending:
-                self._paused[call.call_id] = run.run_id
+                self._paused[call.call_id] = _Paused(run.run_id, call, run.usage)
             while len(self._paused) > _PAUSES_KEPT:  # pauses nobody resumed: the oldest go
                 self._paused.pop(next(iter(self._paused)))
             await run.paused(

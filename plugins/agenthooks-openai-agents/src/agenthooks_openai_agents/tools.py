@@ -227,10 +227,12 @@ class HookedTool:
     async def invoke(self, ctx: ToolContext[Any], input: str) -> Any:
         """The SDK runs the tool: through the hook layer when anyone listens."""
         scope = current()
-        if scope is None or not tools_hooked(scope.run):
+        if scope is None or not (tools_hooked(scope.run) or "on_message" in scope.run.bus.listened):
             # nobody listens: the tool as the SDK runs it (the SDK applies its timeout to
             # the hooked tool)
             return await self._run(self.original, ctx, input)
+        # from here the tool message is ours to report (on_message), also when only
+        # on_message listens: the hook layer's zero-listener path runs the body then
         run = scope.run
         call_id = ctx.tool_call_id
         pending = scope.approvals.pop(call_id, None)
