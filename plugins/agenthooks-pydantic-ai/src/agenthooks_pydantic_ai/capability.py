@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-from pydantic_ai import DeferredToolRequests, ToolDenied, UserPromptNode
+from pydantic_ai import CallToolsNode, DeferredToolRequests, ToolDenied, UserPromptNode
 from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
 from pydantic_ai.exceptions import (
     ApprovalRequired,
@@ -33,8 +33,10 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.result import FinalResult
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext, ToolDefinition
+from pydantic_graph import End
 
 from agenthooks import (
     AgentResponse,
@@ -217,7 +219,7 @@ class _RunHooks(AgentHooksCapability):
         if self.stopped is not None:
             await run.done(
                 AgentResponse(
-                    content=self.stopped,
+                    content=self.stopped or None,  # a turn of tool calls only has no text
                     finish_reason="stopped",
                     usage=run.usage,
                     iterations=(run.iteration or 0) + 1,
@@ -302,6 +304,14 @@ class _RunHooks(AgentHooksCapability):
             prompt, self.rewritten_prompt = self.rewritten_prompt, None
             return replace(node, user_prompt=prompt)
         return node
+
+    async def after_node_run(self, ctx: RunContext[Any], *, node: Any, result: Any) -> Any:
+        # a should_stop that said True answered the request in the model's place: the run ends
+        # with that answer here, also when it has no text (after a turn of tool calls only),
+        # which Pydantic AI would otherwise send back to the model as an empty response
+        if self.stopped is not None and isinstance(result, CallToolsNode):
+            return End(FinalResult(self.stopped))
+        return result
 
     # --- model requests -----------------------------------------------------------------
 
@@ -452,7 +462,8 @@ class _RunHooks(AgentHooksCapability):
             )
         last_text = fields["message"].content if fields["message"] is not None else None
         self.stopped = last_text or ""
-        return ModelResponse(parts=[TextPart(content=self.stopped)])
+        # the run's answer in the model's place (after_node_run ends the run on it)
+        return ModelResponse(parts=[TextPart(content=self.stopped)] if self.stopped else [])
 
     def _denied_answer(self, request_context: ModelRequestContext, deny: Deny) -> ModelResponse:
         """The run ends denied: the reason is the answer where the output may be text, else
