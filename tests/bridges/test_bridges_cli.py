@@ -52,6 +52,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
         },
         "gaps": [
             "on_run_resumed",
@@ -85,6 +86,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
             "on_tool_call_result": ["terminate"],
             "on_tool_call_error": ["terminate"],
             "prepare_next_turn": ["model", "thinking"],
@@ -108,6 +110,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
         },
         "gaps": [
             "on_chat_start.deny",
@@ -119,7 +122,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_handoff",
             "pre_request.request",
             "prepare_next_turn",
-            "should_stop",
+            "should_stop.true",
         ],
     },
     "strands": {
@@ -141,6 +144,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
             "on_tool_call_result": ["terminate"],
             "on_tool_call_error": ["terminate"],
         },
@@ -217,3 +221,5 @@ def test_bridges_lists_all_five_with_the_capability_table() -> None:
         "| `pre_tool_call` | " + " | ".join(["Ask, `call`, Deny, `error`, `result`"] * 5) + " |"
         in rows
     )
+    # a predicate's True is a return like any other: the table says who carries it out
+    assert "| `should_stop` | - | True | True | True | True |" in rows

@@ -186,6 +186,12 @@ def _cases() -> dict[tuple[str, str], Case]:
             lambda ctx: {"error": "reworded"},
             lambda out, model: _tool_text(out, "call_2") == ("reworded", "error") or _fail(),
         ),
+        ("should_stop", "true"): (
+            lambda ctx: True,
+            lambda out, model: (
+                (len(model.sent) == 1 and out["messages"][-1].type == "tool") or _fail()
+            ),
+        ),
         ("post_agent", "response"): (
             lambda ctx: {"response": ctx.response.model_copy(update={"content": "P"})},
             lambda out, model: out["messages"][-1].content == "P" or _fail(),

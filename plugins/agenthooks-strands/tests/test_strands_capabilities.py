@@ -246,6 +246,13 @@ async def _post_agent_deny(bus: HookBus) -> None:
     assert str(await agent.invoke_async("hi")).strip() == "withheld"
 
 
+async def _should_stop_true(bus: HookBus) -> None:
+    bus.on("should_stop", lambda ctx: True)
+    agent, model = build(bus)
+    await agent.invoke_async("hi")
+    assert len(model.requests) == 1
+
+
 async def _pre_agent_response(bus: HookBus) -> None:
     bus.on("pre_agent", lambda ctx: {"response": AgentResponse(content="from memory")})
     agent, model = build(bus, [])
@@ -296,6 +303,7 @@ HONOURED: dict[tuple[str, str], Scenario] = {
     ("on_tool_call_error", "result"): _error_result,
     ("on_tool_call_error", "error"): _error_error,
     ("on_tool_call_error", "terminate"): _error_terminate,
+    ("should_stop", "true"): _should_stop_true,
     ("post_agent", "response"): _post_agent_response,
     ("post_agent", "deny"): _post_agent_deny,
 }

@@ -20,6 +20,7 @@ CAPABILITIES = bridge_capabilities(
         "pre_agent": {"deny", "response"},
         "transform_context": {"messages"},
         "on_model_error": {"error"},
+        "should_stop": {"true"},
     },
     gaps={
         "pre_request.request": (

@@ -22,6 +22,7 @@ CAPABILITIES = bridge_capabilities(
         "pre_agent": {"deny", "response"},
         "transform_context": {"messages"},
         "on_model_error": {"error"},
+        "should_stop": {"true"},
     },
     gaps={
         "on_tool_call_result.terminate": (
@@ -45,7 +46,7 @@ CAPABILITIES = bridge_capabilities(
             "an answer given in the agent's place is its output only where the output may be "
             "text; on a structured output_type it is an UnsupportedReturnError"
         ),
-        "should_stop": (
+        "should_stop.true": (
             "a run stopped between turns answers with the last assistant text, which a structured "
             "output_type cannot take: there it is an UnsupportedReturnError"
         ),

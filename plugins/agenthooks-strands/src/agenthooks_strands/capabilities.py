@@ -25,6 +25,7 @@ CAPABILITIES = bridge_capabilities(
         "pre_agent": {"deny", "response"},
         "transform_context": {"messages"},
         "on_model_error": {"error"},
+        "should_stop": {"true"},
         "on_tool_call_result": {"terminate"},
         "on_tool_call_error": {"terminate"},
     },
