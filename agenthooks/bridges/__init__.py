@@ -17,6 +17,7 @@ from .capabilities import (
     installed_bridges,
 )
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
+from .subagents import SUBAGENT_EVENTS, delegate
 from .tool import BridgeTool, Validate
 from .validation import invalid_arguments
 
@@ -24,6 +25,7 @@ __all__ = [
     "BASELINE_FIRES",
     "BASELINE_HONOURS",
     "ENTRY_POINT_GROUP",
+    "SUBAGENT_EVENTS",
     "BridgeError",
     "BridgeRun",
     "BridgeTool",
@@ -37,6 +39,7 @@ __all__ = [
     "Validate",
     "bridge_capabilities",
     "capability_table",
+    "delegate",
     "installed_bridges",
     "invalid_arguments",
 ]

@@ -86,6 +86,14 @@ async def test_every_event_the_bridge_says_it_fires_fires() -> None:
     state.approve(paused.interruptions[0])
     await runner.run(agent, state)
 
+    # a sub-agent run as a tool
+    researcher = Agent(name="researcher", model=ScriptedModel([[assistant_message("found")]]))
+    lead, _ = scripted_agent(
+        [[function_call("research", {"input": "x"}, call_id="r1")], [assistant_message("ok")]],
+        tools=[researcher.as_tool("research", "Research.")],
+    )
+    await runner.run(lead, USER)
+
     # a stop between turns, and a cancellation
     stopping = bus.on("prepare_next_turn", _stop)
     with pytest.raises(StopRun):
