@@ -140,6 +140,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_stream_error",
             "prepare_next_turn",
             "should_stop",
+            "on_subagent_start",
+            "on_subagent_stop",
             "on_run_resumed",
         ],
         "honours": {

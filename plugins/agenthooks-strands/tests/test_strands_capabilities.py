@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from agenthooks_strands import CAPABILITIES
-from agenthooks_strands.testing import tool_calls
-from strands import tool
+from agenthooks_strands.testing import ScriptedModel, tool_calls
+from strands import Agent, tool
 from strands_helpers import RAN, USER, build, explode, read_file, tool_results
 
 from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
@@ -62,6 +62,14 @@ async def test_every_declared_event_fires_and_no_other() -> None:
 
     agent, _ = build(bus, [tool_calls(("e", "explode", {"path": "/x"})), "ok"], tools=[explode])
     await agent.invoke_async("fail a tool")
+
+    researcher = Agent(name="researcher", model=ScriptedModel(["found"]), callback_handler=None)
+    agent, _ = build(  # a sub-agent run as a tool
+        bus,
+        [tool_calls(("r", "research", {"input": "x"})), "ok"],
+        tools=[researcher.as_tool(name="research")],
+    )
+    await agent.invoke_async("research")
 
     def stop(ctx: Any) -> None:
         raise StopRun("enough")

@@ -19,6 +19,8 @@ CAPABILITIES = bridge_capabilities(
         "on_stream_error",
         "prepare_next_turn",
         "should_stop",
+        "on_subagent_start",
+        "on_subagent_stop",
         "on_run_resumed",
     ],
     honours={
