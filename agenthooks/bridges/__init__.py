@@ -17,7 +17,7 @@ from .capabilities import (
     installed_bridges,
 )
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
-from .subagents import SUBAGENT_EVENTS, delegate
+from .subagents import SUBAGENT_EVENTS, Delegation, delegate
 from .tool import BridgeTool, Validate
 from .validation import invalid_arguments
 
@@ -30,6 +30,7 @@ __all__ = [
     "BridgeRun",
     "BridgeTool",
     "Capabilities",
+    "Delegation",
     "FrameworkModel",
     "ModelCall",
     "RunDenied",

@@ -47,7 +47,14 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "framework": "LangChain",
         "distribution": "agenthooks-langchain",
         "setup": "create_agent(model, tools, middleware=[AgentHooksMiddleware(bus)])",
-        "fires": ["pre_agent", "transform_context", "prepare_next_turn", "should_stop"],
+        "fires": [
+            "pre_agent",
+            "transform_context",
+            "prepare_next_turn",
+            "should_stop",
+            "on_subagent_start",
+            "on_subagent_stop",
+        ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],

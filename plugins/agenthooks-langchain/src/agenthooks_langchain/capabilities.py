@@ -15,6 +15,8 @@ CAPABILITIES = bridge_capabilities(
         "transform_context",
         "prepare_next_turn",
         "should_stop",
+        "on_subagent_start",
+        "on_subagent_stop",
     ],
     honours={
         "pre_agent": {"deny", "response"},
