@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from agenthooks_openai_agents import AgentHooksRunner
-from agents import Agent
+from agents import Agent, RunConfig
+from agents.models.interface import Model, ModelProvider
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai_agents_helpers import Recorder, tool_outputs
 
@@ -106,3 +107,63 @@ async def test_a_denied_delegation_never_starts_the_sub_agent(bus: HookBus) -> N
 
     assert recorder.names == ["pre_tool_call", "on_tool_call_error"]
     assert tool_outputs(model, 1) == {"call_1": "No research today."}
+
+
+class Named(ModelProvider):
+    """Models by name, as a run's model provider looks them up."""
+
+    def __init__(self, models: dict[str, Model]) -> None:
+        self.models = models
+
+    def get_model(self, model_name: str | None) -> Model:
+        return self.models[model_name or ""]
+
+
+async def test_the_sub_agents_own_turns_are_not_the_callers(bus: HookBus) -> None:
+    # a sub-agent that names its model is resolved through the run's (hooked) provider: its
+    # turns are its own run's, never turns of the delegating run
+    recorder = Recorder(bus, iter(["on_loop_start", "pre_request", "on_subagent_stop"]))
+    researcher = Agent(name="researcher", model="sub")
+    model = ScriptedModel(
+        [
+            [function_call("research", {"input": "moons of Mars"}, call_id="call_1")],
+            [assistant_message("done")],
+        ]
+    )
+    lead = Agent(name="lead", model="lead", tools=[researcher.as_tool("research", "Research.")])
+    provider = Named({"lead": model, "sub": ScriptedModel([[assistant_message("Phobos")]])})
+
+    await AgentHooksRunner(bus).run(
+        lead, "Which moons has Mars?", run_config=RunConfig(model_provider=provider)
+    )
+
+    assert recorder.names == [
+        "on_loop_start",
+        "pre_request",
+        "on_subagent_stop",
+        "on_loop_start",
+        "pre_request",
+    ]
+    assert [ctx.iteration for ctx in recorder.of("on_loop_start")] == [0, 1]
+
+
+async def test_with_only_the_model_events_heard_the_sub_agents_turns_stay_its_own(
+    bus: HookBus,
+) -> None:
+    recorder = Recorder(bus, iter(["on_loop_start"]))
+    researcher = Agent(name="researcher", model="sub")
+    lead = Agent(name="lead", model="lead", tools=[researcher.as_tool("research", "Research.")])
+    lead_model = ScriptedModel(
+        [
+            [function_call("research", {"input": "moons of Mars"}, call_id="call_1")],
+            [assistant_message("done")],
+        ]
+    )
+    provider = Named({"lead": lead_model, "sub": ScriptedModel([[assistant_message("Phobos")]])})
+
+    await AgentHooksRunner(bus).run(
+        lead, "Which moons has Mars?", run_config=RunConfig(model_provider=provider)
+    )
+
+    assert [ctx.iteration for ctx in recorder.of("on_loop_start")] == [0, 1]
+    assert {ctx.agent for ctx in recorder.of("on_loop_start")} == {"lead"}

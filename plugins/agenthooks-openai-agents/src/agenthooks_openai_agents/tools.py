@@ -51,7 +51,7 @@ from agenthooks.events import GROUPS, ToolCallErrorContext
 from agenthooks.messages import ChatMessage, PendingCall, ToolCall
 
 from .capabilities import CAPABILITIES
-from .scope import Approval, RunScope, current
+from .scope import ACTIVE, Approval, RunScope, current
 from .translate import parse_arguments
 
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -256,6 +256,8 @@ class HookedTool:
         if scope is None or not self._reported(scope.run):
             # nobody listens: the tool as the SDK runs it (the SDK applies its timeout to
             # the hooked tool)
+            if self.subagent is not None:
+                return await self._delegated(self.original, ctx, input)
             return await self._run(self.original, ctx, input)
         # from here the tool message is ours to report (on_message), also when only
         # on_message listens: the hook layer's zero-listener path runs the body then
@@ -275,7 +277,7 @@ class HookedTool:
                     self.subagent,
                     _task(arguments, text),
                     call_id,
-                    lambda: self._run(self.raising, ctx, text),
+                    lambda: self._delegated(self.raising, ctx, text),
                 )
 
             return body
@@ -306,6 +308,16 @@ class HookedTool:
             scope.raised(exc)
             raise
         return await self._answer(scope, ctx, outcome)
+
+    async def _delegated(self, tool: FunctionTool, ctx: ToolContext[Any], text: str) -> Any:
+        """The agent tool's body: the sub-agent's run is a run of its own, not part of the
+        calling run (a model it names, which the run's hooked provider resolves, reports no
+        turn of the caller's)."""
+        token = ACTIVE.set(None)
+        try:
+            return await self._run(tool, ctx, text)
+        finally:
+            ACTIVE.reset(token)
 
     def _reported(self, run: BridgeRun) -> bool:
         """Whether a call of this tool is ours to report: anyone hears its hook layer, its
