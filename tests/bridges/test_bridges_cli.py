@@ -114,7 +114,14 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "framework": "Pydantic AI",
         "distribution": "agenthooks-pydantic-ai",
         "setup": "Agent(model, tools=..., capabilities=[AgentHooksCapability(bus)])",
-        "fires": ["pre_agent", "transform_context", "prepare_next_turn", "should_stop"],
+        "fires": [
+            "pre_agent",
+            "transform_context",
+            "prepare_next_turn",
+            "should_stop",
+            "on_subagent_start",
+            "on_subagent_stop",
+        ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
@@ -124,7 +131,6 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "gaps": [
             "on_chat_start.deny",
             "on_stream_chunk",
-            "on_subagent_start",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
             "pre_agent.response",

@@ -77,6 +77,21 @@ async def test_every_declared_event_fires_in_scripted_runs() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
 
+    # a sub-agent: an agent a tool runs
+    researcher: Agent[None, str] = Agent(
+        Script("found").model, name="researcher", capabilities=[AgentHooksCapability(bus)]
+    )
+    lead: Agent[None, str] = Agent(
+        Script([("research", {"topic": "x"}, "r1")], "ok").model,
+        capabilities=[AgentHooksCapability(bus)],
+    )
+
+    @lead.tool_plain
+    async def research(topic: str) -> str:
+        return (await researcher.run(topic)).output
+
+    await lead.run("go")
+
     assert fired | {"on_event"} == set(CAPABILITIES.fires)
 
 

@@ -17,6 +17,8 @@ CAPABILITIES = bridge_capabilities(
         "transform_context",
         "prepare_next_turn",
         "should_stop",
+        "on_subagent_start",
+        "on_subagent_stop",
     ],
     honours={
         "pre_agent": {"deny", "response"},
@@ -55,10 +57,6 @@ CAPABILITIES = bridge_capabilities(
             "to choose, and it can run only its own tools"
         ),
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",
-        "on_subagent_start": (
-            "an agent a tool calls is a run of its own (its parent_run_id is the caller's run), "
-            "not a sub-agent step of the calling run"
-        ),
         "on_stream_chunk": (
             "agent.run_stream() is reported as one model request per turn; its text reaches the "
             "caller before on_response and post_agent"

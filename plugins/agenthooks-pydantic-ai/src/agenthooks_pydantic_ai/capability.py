@@ -55,6 +55,7 @@ from agenthooks import (
 )
 from agenthooks.bridges import (
     BridgeRun,
+    Delegation,
     RunDenied,
     ToolOutcome,
     UnsupportedReturnError,
@@ -79,6 +80,9 @@ _BETWEEN_TURNS = GROUPS["between_turns"]
 _ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _current_run: ContextVar[str | None] = ContextVar("agenthooks_pydantic_ai_run", default=None)
 """The run whose code is running (a tool calling another agent runs inside it)."""
+_delegating: ContextVar[Delegation | None] = ContextVar("agenthooks_pydantic_ai_tool", default=None)
+"""The bridged tool call whose body is running: an agent run that starts inside it is a
+sub-agent of that call (Pydantic AI's agent delegation: an agent called from a tool)."""
 _UNREAD = AgentResponse()
 """The answer of a run whose answer no handler reads (nothing to build)."""
 
@@ -181,6 +185,11 @@ class _RunHooks(AgentHooksCapability):
     async def _start(self, run: BridgeRun, ctx: RunContext[Any]) -> None:
         tools = _tool_names(ctx) if run.listened("on_chat_start") else []
         prompt = ctx.prompt
+        delegation = _delegating.get()
+        if delegation is not None and delegation.run is not run:
+            # an agent a bridged tool call runs: a sub-agent of that call
+            task = prompt if isinstance(prompt, str) else _prompt_text(prompt or [])
+            await delegation.start(run.agent, task)
         if prompt is None:
             # a run that goes on from a history (a resumed pause): no user message
             got = await run.fire("on_chat_start", ChatStartContext, message="", tools=tools)
@@ -530,6 +539,7 @@ class _RunHooks(AgentHooksCapability):
         run = self.run
         if run is None:  # a run nobody listens to
             return await handler(args)
+        handler = _delegating_to(run, call.tool_call_id, handler)
         bus = run.bus
         if _TOOL_EVENTS.isdisjoint(bus.listened) and not bus.stacks.get("tool"):
             return await self._plain_tool(run, call, args, handler)
@@ -617,6 +627,29 @@ class _RunHooks(AgentHooksCapability):
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def _delegating_to(
+    run: BridgeRun, call_id: str, handler: Callable[[dict[str, Any]], Any]
+) -> Callable[[dict[str, Any]], Any]:
+    """``handler`` (a tool body) as a call that may run sub-agents: an agent run that starts
+    inside it fires ``on_subagent_start`` on ``run``; each gets ``on_subagent_stop`` with the
+    tool's result (or its error) once the body ended."""
+
+    async def delegating(arguments: dict[str, Any]) -> Any:
+        delegation = Delegation(run, call_id)
+        token = _delegating.set(delegation)
+        try:
+            result = await handler(arguments)
+        except BaseException as exc:
+            _delegating.reset(token)
+            await delegation.stop(error=exc)
+            raise
+        _delegating.reset(token)
+        await delegation.stop(result=result)
+        return result
+
+    return delegating
 
 
 def _text_is_an_answer(request_context: ModelRequestContext) -> bool:
