@@ -5,7 +5,12 @@ the run's usage after the resume includes the part before the pause. Also: with 
 
 from __future__ import annotations
 
+import logging
+import threading
+from dataclasses import dataclass
 from typing import Any
+
+import pytest
 
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Agent, RunState
@@ -90,6 +95,36 @@ async def test_decisions_survive_a_state_restored_from_json(
         "call_1": Deny("Tool execution was not approved."),
         "call_2": Approve(),
     }
+
+
+@dataclass
+class Account:
+    owner: str
+    lock: Any  # not JSON: the SDK cannot serialize this context
+
+
+async def test_reading_the_decisions_never_serializes_the_users_context(
+    bus: HookBus, recorder: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    bus.on("pre_tool_call", ask_for_both)
+    model = ScriptedModel(conversation(), default_usage=TURN)
+    agent = Agent(name="assistant", model=model, tools=[delete_file, read_file])
+    runner = AgentHooksRunner(bus)
+    context = Account("ada", threading.Lock())
+    result = await runner.run(agent, USER, context=context)
+    state = result.to_state()
+    state.approve(result.interruptions[0])
+    state.reject(result.interruptions[1], rejection_message="No.")
+    caplog.clear()
+
+    with caplog.at_level(logging.WARNING, logger="openai.agents"):
+        await runner.run(agent, state, context=context)
+
+    assert recorder.of("on_run_resumed")[0].decisions == {
+        "call_1": Approve(),
+        "call_2": Deny("No."),
+    }
+    assert [r.getMessage() for r in caplog.records if "context" in r.getMessage()] == []
 
 
 async def test_the_usage_after_a_resume_includes_the_part_before_the_pause(

@@ -48,13 +48,19 @@ def _decision(context: Mapping[str, Any], call: PendingCall) -> Approve | Deny |
     return None
 
 
+def _no_context(context: Any) -> dict[str, Any]:
+    return {}
+
+
 def decisions(state: RunState[Any], pending: Iterable[PendingCall]) -> dict[str, Approve | Deny]:
     """The answer given for each of ``pending`` (by call id): ``Approve()``, or ``Deny`` with
     the rejection message the model reads. A call nobody answered is left out (the SDK asks
     again); so is every call of a state the SDK cannot serialize (its ``UserError``: agents of
     one name it cannot tell apart)."""
     try:
-        data = state.to_json()
+        # the user's context is not what is read here: it is left out, so that serializing
+        # neither warns about nor fails on a context the SDK cannot write as JSON
+        data = state.to_json(context_serializer=_no_context)
     except UserError:
         return {}
     context = data.get("context")
