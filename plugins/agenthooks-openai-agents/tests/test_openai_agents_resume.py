@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-
 from agenthooks_openai_agents import AgentHooksRunner
 from agents import Agent, RunState
 from agents.testing import ScriptedModel
