@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from agenthooks_openai_agents import AgentHooksRunner
-from agents import Agent
+from agents import Agent, RunState
 from agents.mcp import MCPServerStdio
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai_agents_helpers import Recorder, tool_outputs
@@ -166,3 +166,40 @@ async def test_an_ask_on_an_mcp_tool_pauses_and_the_approved_call_runs_on_resume
     assert received(log)[1:] == [{"tool": "erase_note", "arguments": {"name": "groceries"}}]
     assert tool_outputs(model, 1)["call_1"] == [{"type": "input_text", "text": "erased groceries"}]
     assert recorder.names[-2:] == ["on_chat_done", "on_chat_end"]
+
+
+async def test_a_streamed_run_denies_an_mcp_tool_too(
+    files: tuple[MCPServerStdio, Path], bus: HookBus, recorder: Recorder
+) -> None:
+    server, log = files
+    bus.on("pre_tool_call", lambda ctx: Deny("Erasing is not allowed."), match="erase_note")
+    agent, model = mcp_agent(server, two_calls())
+
+    streamed = AgentHooksRunner(bus).run_streamed(agent, "Tidy my notes")
+    async for _ in streamed.stream_events():
+        pass
+
+    assert streamed.final_output == "done"
+    assert [c["tool"] for c in received(log)] == ["read_note"]
+    assert tool_outputs(model, 1)["call_1"] == "Erasing is not allowed."
+    assert [c.call.id for c in recorder.of("pre_tool_call")] == ["call_1", "call_2"]
+
+
+async def test_an_mcp_call_asked_about_resumes_through_the_hooks_from_json(
+    files: tuple[MCPServerStdio, Path], bus: HookBus, recorder: Recorder
+) -> None:
+    server, log = files
+    bus.on("pre_tool_call", lambda ctx: Ask("Erasing needs a human."), match="erase_note")
+    agent, model = mcp_agent(server, two_calls())
+    runner = AgentHooksRunner(bus)
+    paused = await runner.run(agent, "Tidy my notes")
+    restored = await RunState.from_json(agent, paused.to_state().to_json())  # the user's agent
+    restored.approve(restored.get_interruptions()[0])
+    recorder.seen.clear()
+
+    resumed = await runner.run(agent, restored)
+
+    assert resumed.final_output == "done"
+    assert [c["tool"] for c in received(log)] == ["read_note", "erase_note"]
+    # the resumed call went through the hook layer: its result event fired
+    assert [c.call.id for c in recorder.of("on_tool_call_result")] == ["call_1"]
