@@ -190,7 +190,7 @@ async def test_an_mcp_call_asked_about_resumes_through_the_hooks_from_json(
 ) -> None:
     server, log = files
     bus.on("pre_tool_call", lambda ctx: Ask("Erasing needs a human."), match="erase_note")
-    agent, model = mcp_agent(server, two_calls())
+    agent, _ = mcp_agent(server, two_calls())
     runner = AgentHooksRunner(bus)
     paused = await runner.run(agent, "Tidy my notes")
     restored = await RunState.from_json(agent, paused.to_state().to_json())  # the user's agent
