@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from agenthooks_openai_agents import AgentHooksRunner
-from agents import Agent, RunState
+from agents import Agent, RunConfig, RunState
 from agents.mcp import MCPServerStdio
+from agents.models.interface import Model, ModelProvider
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai_agents_helpers import Recorder, tool_outputs
 
@@ -188,18 +189,32 @@ async def test_a_streamed_run_denies_an_mcp_tool_too(
 async def test_an_mcp_call_asked_about_resumes_through_the_hooks_from_json(
     files: tuple[MCPServerStdio, Path], bus: HookBus, recorder: Recorder
 ) -> None:
+    # an agent whose only tools are its MCP servers' and whose model is named (resolved by the
+    # run's provider): the state restored with the user's agent is taken up with the clone
     server, log = files
     bus.on("pre_tool_call", lambda ctx: Ask("Erasing needs a human."), match="erase_note")
-    agent, _ = mcp_agent(server, two_calls())
+    model = ScriptedModel(two_calls())
+    agent = Agent(name="assistant", model="notes-model", mcp_servers=[server])
+    config = RunConfig(model_provider=Named({"notes-model": model}))
     runner = AgentHooksRunner(bus)
-    paused = await runner.run(agent, "Tidy my notes")
+    paused = await runner.run(agent, "Tidy my notes", run_config=config)
     restored = await RunState.from_json(agent, paused.to_state().to_json())  # the user's agent
     restored.approve(restored.get_interruptions()[0])
     recorder.seen.clear()
 
-    resumed = await runner.run(agent, restored)
+    resumed = await runner.run(agent, restored, run_config=config)
 
     assert resumed.final_output == "done"
     assert [c["tool"] for c in received(log)] == ["read_note", "erase_note"]
     # the resumed call went through the hook layer: its result event fired
     assert [c.call.id for c in recorder.of("on_tool_call_result")] == ["call_1"]
+
+
+class Named(ModelProvider):
+    """Models by name, as a run's model provider looks them up."""
+
+    def __init__(self, models: dict[str, Model]) -> None:
+        self.models = models
+
+    def get_model(self, model_name: str | None) -> Model:
+        return self.models[model_name or ""]
