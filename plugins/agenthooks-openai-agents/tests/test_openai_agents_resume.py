@@ -96,6 +96,23 @@ async def test_decisions_survive_a_state_restored_from_json(
     }
 
 
+async def test_a_standing_approval_or_rejection_is_a_decision_too(
+    bus: HookBus, recorder: Recorder
+) -> None:
+    runner, agent, result = await paused(bus)
+    state = result.to_state()
+    state.approve(result.interruptions[0], always_approve=True)
+    state.reject(result.interruptions[1], always_reject=True, rejection_message="Never.")
+    recorder.seen.clear()
+
+    await runner.run(agent, state)
+
+    assert recorder.of("on_run_resumed")[0].decisions == {
+        "call_1": Approve(),
+        "call_2": Deny("Never."),
+    }
+
+
 @dataclass
 class Account:
     owner: str
