@@ -18,6 +18,7 @@ from .capabilities import (
 )
 from .pausing import PAUSED_RUNS, Carried, PausedRuns
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
+from .subagents import SUBAGENT_EVENTS, Delegation, delegate
 from .tool import BridgeTool, Validate
 from .validation import invalid_arguments
 
@@ -26,11 +27,13 @@ __all__ = [
     "BASELINE_HONOURS",
     "ENTRY_POINT_GROUP",
     "PAUSED_RUNS",
+    "SUBAGENT_EVENTS",
     "BridgeError",
     "BridgeRun",
     "BridgeTool",
     "Capabilities",
     "Carried",
+    "Delegation",
     "FrameworkModel",
     "ModelCall",
     "PausedRuns",
@@ -41,6 +44,7 @@ __all__ = [
     "Validate",
     "bridge_capabilities",
     "capability_table",
+    "delegate",
     "installed_bridges",
     "invalid_arguments",
 ]

@@ -99,6 +99,11 @@ class PausedRuns:
                 return found[0]
         return None
 
+    def get(self, key: Hashable) -> Carried | None:
+        """The run filed under ``key``, left filed (what a UI reads while the run waits)."""
+        found = self._runs.get(key)
+        return None if found is None else found[0]
+
     def _drop(self, key: Hashable) -> None:
         found = self._runs.pop(key, None)
         if found is not None:

@@ -39,8 +39,8 @@ from .chat_run import execute, execute_run, shielded, stream
 from .durable.keeper import Keeper, owner_token, recovered
 from .durable.paused import Answer, PausedRun
 from .durable.pausing import counting, keep, pending_of, refuse_chat, require_paused
-from .durable.store import Progress
 from .durable.resume import check, restore, resume_body
+from .durable.store import Progress
 from .run_state import Run, new_id
 from .streaming import StreamEvent
 

@@ -51,11 +51,14 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "prepare_next_turn",
             "should_stop",
             "on_run_resumed",
+            "on_subagent_start",
+            "on_subagent_stop",
         ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
         },
         "gaps": [
             "on_stream_chunk",
@@ -80,6 +83,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_stream_error",
             "prepare_next_turn",
             "should_stop",
+            "on_subagent_start",
+            "on_subagent_stop",
             "pre_handoff",
             "on_handoff",
             "on_run_resumed",
@@ -88,6 +93,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
             "on_tool_call_result": ["terminate"],
             "on_tool_call_error": ["terminate"],
             "prepare_next_turn": ["model", "thinking"],
@@ -112,23 +118,25 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "prepare_next_turn",
             "should_stop",
             "on_run_resumed",
+            "on_subagent_start",
+            "on_subagent_stop",
         ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
         },
         "gaps": [
             "on_chat_start.deny",
             "on_stream_chunk",
-            "on_subagent_start",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
             "pre_agent.response",
             "pre_handoff",
             "pre_request.request",
             "prepare_next_turn",
-            "should_stop",
+            "should_stop.true",
         ],
     },
     "strands": {
@@ -144,12 +152,15 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_stream_error",
             "prepare_next_turn",
             "should_stop",
+            "on_subagent_start",
+            "on_subagent_stop",
             "on_run_resumed",
         ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
             "on_tool_call_result": ["terminate"],
             "on_tool_call_error": ["terminate"],
         },
@@ -226,3 +237,5 @@ def test_bridges_lists_all_five_with_the_capability_table() -> None:
         "| `pre_tool_call` | " + " | ".join(["Ask, `call`, Deny, `error`, `result`"] * 5) + " |"
         in rows
     )
+    # a predicate's True is a return like any other: the table says who carries it out
+    assert "| `should_stop` | - | True | True | True | True |" in rows

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agenthooks_langchain import CAPABILITIES, resume_command
+from agenthooks_langchain import CAPABILITIES, AgentHooksMiddleware, resume_command
+from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
+from langchain_core.tools import tool
 from langchain_scripted import Recorder, agent, ask, calls, conversation_model, ran, script
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -68,7 +70,27 @@ async def test_every_event_the_bridge_fires_fires_in_scripted_runs() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
 
-    fired = {r.type for rec in (recorder, paused, stopped, cancelled) for r in rec.records}
+    # 5. a sub-agent: an agent a tool runs
+    delegating = HookBus()
+    delegated = Recorder(delegating)
+    researcher = create_agent(
+        script("found"), [], name="researcher", middleware=[AgentHooksMiddleware(delegating)]
+    )
+
+    @tool
+    async def research(topic: str) -> str:
+        """Research a topic."""
+        return str((await researcher.ainvoke(ask(topic)))["messages"][-1].content)
+
+    await create_agent(
+        script(calls(("r1", "research", {"topic": "x"})), "ok"),
+        [research],
+        middleware=[AgentHooksMiddleware(delegating)],
+    ).ainvoke(ask())
+
+    fired = {
+        r.type for rec in (recorder, paused, stopped, cancelled, delegated) for r in rec.records
+    }
     assert fired | {"on_event"} == CAPABILITIES.fires  # on_event: the records themselves
 
 
@@ -187,6 +209,12 @@ def _cases() -> dict[tuple[str, str], Case]:
         ("on_tool_call_error", "error"): (
             lambda ctx: {"error": "reworded"},
             lambda out, model: _tool_text(out, "call_2") == ("reworded", "error") or _fail(),
+        ),
+        ("should_stop", "true"): (
+            lambda ctx: True,
+            lambda out, model: (
+                (len(model.sent) == 1 and out["messages"][-1].type == "tool") or _fail()
+            ),
         ),
         ("post_agent", "response"): (
             lambda ctx: {"response": ctx.response.model_copy(update={"content": "P"})},

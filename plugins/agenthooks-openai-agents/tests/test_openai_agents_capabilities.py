@@ -86,6 +86,14 @@ async def test_every_event_the_bridge_says_it_fires_fires() -> None:
     state.approve(paused.interruptions[0])
     await runner.run(agent, state)
 
+    # a sub-agent run as a tool
+    researcher = Agent(name="researcher", model=ScriptedModel([[assistant_message("found")]]))
+    lead, _ = scripted_agent(
+        [[function_call("research", {"input": "x"}, call_id="r1")], [assistant_message("ok")]],
+        tools=[researcher.as_tool("research", "Research.")],
+    )
+    await runner.run(lead, USER)
+
     # a stop between turns, and a cancellation
     stopping = bus.on("prepare_next_turn", _stop)
     with pytest.raises(StopRun):
@@ -354,6 +362,14 @@ async def post_agent_deny(bus: HookBus) -> None:
     assert result.final_output == "no"
 
 
+async def should_stop_true(bus: HookBus) -> None:
+    recorder = Recorder(bus, iter(["on_chat_done"]))
+    bus.on("should_stop", lambda ctx: True)
+    _, model = await _conversation(bus)
+    assert len(model.calls) == 1
+    assert recorder.of("on_chat_done")[0].response.finish_reason == "stopped"
+
+
 def conversation_first() -> list[Any]:
     return [[function_call("read_file", {"path": "/a"}, call_id="c1")]]
 
@@ -385,6 +401,7 @@ HONOURED: dict[tuple[str, str], Check] = {
     ("on_tool_call_error", "terminate"): tool_error_terminate,
     ("prepare_next_turn", "model"): next_turn_model,
     ("prepare_next_turn", "thinking"): next_turn_thinking,
+    ("should_stop", "true"): should_stop_true,
     ("post_agent", "response"): post_agent_response,
     ("post_agent", "deny"): post_agent_deny,
 }

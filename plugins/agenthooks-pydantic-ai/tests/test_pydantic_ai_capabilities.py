@@ -90,6 +90,21 @@ async def test_every_declared_event_fires_in_scripted_runs() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
 
+    # a sub-agent: an agent a tool runs
+    researcher: Agent[None, str] = Agent(
+        Script("found").model, name="researcher", capabilities=[AgentHooksCapability(bus)]
+    )
+    lead: Agent[None, str] = Agent(
+        Script([("research", {"topic": "x"}, "r1")], "ok").model,
+        capabilities=[AgentHooksCapability(bus)],
+    )
+
+    @lead.tool_plain
+    async def research(topic: str) -> str:
+        return (await researcher.run(topic)).output
+
+    await lead.run("go")
+
     assert fired | {"on_event"} == set(CAPABILITIES.fires)
 
 
@@ -294,6 +309,11 @@ async def post_agent_deny() -> None:
     assert result.all_messages()[-1].parts[0].content == "withheld"
 
 
+async def should_stop_true() -> None:
+    result, ran, script = await _run("should_stop", lambda c: True, conversation_script())
+    assert (result.output, len(ran), script.calls) == ("", 2, 1)
+
+
 HONOURED: dict[tuple[str, str], Scenario] = {
     ("on_chat_start", "deny"): chat_start_deny,
     ("on_user_message", "message"): user_message_message,
@@ -317,6 +337,7 @@ HONOURED: dict[tuple[str, str], Scenario] = {
     ("on_tool_call_result", "deny"): tool_result_deny,
     ("on_tool_call_error", "result"): tool_error_result,
     ("on_tool_call_error", "error"): tool_error_error,
+    ("should_stop", "true"): should_stop_true,
     ("post_agent", "response"): post_agent_response,
     ("post_agent", "deny"): post_agent_deny,
 }

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from agenthooks_strands import CAPABILITIES
-from agenthooks_strands.testing import tool_calls
-from strands import tool
+from agenthooks_strands.testing import ScriptedModel, tool_calls
+from strands import Agent, tool
 from strands_helpers import RAN, USER, build, explode, read_file, tool_results
 
 from agenthooks import AgentResponse, Ask, Deny, HookBus, ProviderResponse, StopRun
@@ -62,6 +62,14 @@ async def test_every_declared_event_fires_and_no_other() -> None:
 
     agent, _ = build(bus, [tool_calls(("e", "explode", {"path": "/x"})), "ok"], tools=[explode])
     await agent.invoke_async("fail a tool")
+
+    researcher = Agent(name="researcher", model=ScriptedModel(["found"]), callback_handler=None)
+    agent, _ = build(  # a sub-agent run as a tool
+        bus,
+        [tool_calls(("r", "research", {"input": "x"})), "ok"],
+        tools=[researcher.as_tool(name="research")],
+    )
+    await agent.invoke_async("research")
 
     def stop(ctx: Any) -> None:
         raise StopRun("enough")
@@ -246,6 +254,13 @@ async def _post_agent_deny(bus: HookBus) -> None:
     assert str(await agent.invoke_async("hi")).strip() == "withheld"
 
 
+async def _should_stop_true(bus: HookBus) -> None:
+    bus.on("should_stop", lambda ctx: True)
+    agent, model = build(bus)
+    await agent.invoke_async("hi")
+    assert len(model.requests) == 1
+
+
 async def _pre_agent_response(bus: HookBus) -> None:
     bus.on("pre_agent", lambda ctx: {"response": AgentResponse(content="from memory")})
     agent, model = build(bus, [])
@@ -296,6 +311,7 @@ HONOURED: dict[tuple[str, str], Scenario] = {
     ("on_tool_call_error", "result"): _error_result,
     ("on_tool_call_error", "error"): _error_error,
     ("on_tool_call_error", "terminate"): _error_terminate,
+    ("should_stop", "true"): _should_stop_true,
     ("post_agent", "response"): _post_agent_response,
     ("post_agent", "deny"): _post_agent_deny,
 }

@@ -16,11 +16,14 @@ CAPABILITIES = bridge_capabilities(
         "prepare_next_turn",
         "should_stop",
         "on_run_resumed",
+        "on_subagent_start",
+        "on_subagent_stop",
     ],
     honours={
         "pre_agent": {"deny", "response"},
         "transform_context": {"messages"},
         "on_model_error": {"error"},
+        "should_stop": {"true"},
     },
     gaps={
         "pre_request.request": (

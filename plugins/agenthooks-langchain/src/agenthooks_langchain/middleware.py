@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, cast
 from uuid import UUID
@@ -34,7 +35,14 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.types import Command, interrupt
 
 from agenthooks import Deny, HookBus
-from agenthooks.bridges import PAUSED_RUNS, BridgeError, BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import (
+    PAUSED_RUNS,
+    BridgeError,
+    BridgeRun,
+    BridgeTool,
+    Delegation,
+    ToolOutcome,
+)
 from agenthooks.errors import ToolValidationError, UnsupportedReturnError
 from agenthooks.events import (
     GROUPS,
@@ -81,6 +89,9 @@ _TOOL_EVENTS = GROUPS["tool_call"]
 _BETWEEN_TURNS = frozenset({"prepare_next_turn", "should_stop"})
 _ENDING_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _FIXED_REQUEST_FIELDS = ("model", "temperature", "reasoning_effort", "response_format")
+_DELEGATING: ContextVar[Delegation | None] = ContextVar("agenthooks_langchain_tool", default=None)
+"""The bridged tool call whose body is running: an agent run that starts inside it is a
+sub-agent of that call's run (LangChain's own notion: an agent invoked from a tool)."""
 
 
 class AgentHooksState(AgentState[Any]):
@@ -385,7 +396,8 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         if tool is None:  # not one of the agent's tools: LangChain answers the model itself
             return await handler(request)
         if not bus.tool_stack and _TOOL_EVENTS.isdisjoint(bus.listened):
-            message = await handler(request)
+            call_id = request.tool_call.get("id") or ""
+            message = await _delegating(run, call_id, lambda: handler(request))
             await self._tool_message(run, message)
             return message
 
@@ -459,7 +471,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 if arguments is call.arguments
                 else request.override(tool_call={**raw, "args": arguments})
             )
-            out = await handler(sent)
+            out = await _delegating(run, call.id, lambda: handler(sent))
             seen["out"] = out
             if not isinstance(out, ToolMessage):
                 return out
@@ -551,9 +563,16 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             await self._announce_resume(run, {})
             return run, {}
         info = request.runtime.execution_info if request.runtime is not None else None
-        bridge = self._bridge(config, (info.run_id if info is not None else None) or str(graph))
+        delegation = _DELEGATING.get()
+        bridge = self._bridge(
+            config,
+            (info.run_id if info is not None else None) or str(graph),
+            parent_run_id=delegation.run.run_id if delegation is not None else None,
+        )
         run = _Run(bridge, start=human_at if human_at is not None else len(messages))
         run.input = text_of(human) if human is not None else ""
+        if delegation is not None:  # an agent a bridged tool call runs: its sub-agent
+            await delegation.start(bridge.agent, run.input)
         self._follow(graph, run)
         run.input_id = human.id if human is not None else None
         update: dict[str, Any] = {RUN_KEY: run.kept()}
@@ -640,13 +659,16 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             )
         return graph
 
-    def _bridge(self, config: RunnableConfig, run_id: str) -> BridgeRun:
+    def _bridge(
+        self, config: RunnableConfig, run_id: str, parent_run_id: str | None = None
+    ) -> BridgeRun:
         return BridgeRun(
             self.bus,
             CAPABILITIES,
             agent=self.agent or (config.get("metadata") or {}).get("lc_agent_name") or "agent",
             run_id=run_id,
             session_id=(config.get("configurable") or {}).get("thread_id"),
+            parent_run_id=parent_run_id,
         )
 
     def _follow(self, graph: UUID, run: _Run) -> None:
@@ -696,6 +718,25 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
 
         self._runs[graph] = run
         watch.RUN_ENDS.endings[graph] = ending
+
+
+async def _delegating(
+    run: _Run, call_id: str, body: Callable[[], Awaitable[ToolMessage | Command[Any]]]
+) -> ToolMessage | Command[Any]:
+    """Run a tool body as a call that may run sub-agents: an agent run that starts inside it
+    fires ``on_subagent_start`` on ``run``; each gets ``on_subagent_stop`` with the tool's
+    answer (or its error) once the body ended."""
+    delegation = Delegation(run.bridge, call_id)
+    token = _DELEGATING.set(delegation)
+    try:
+        out = await body()
+    except BaseException as exc:
+        _DELEGATING.reset(token)
+        await delegation.stop(error=exc)
+        raise
+    _DELEGATING.reset(token)
+    await delegation.stop(result=text_of(out) if isinstance(out, ToolMessage) else out)
+    return out
 
 
 @dataclass(frozen=True)

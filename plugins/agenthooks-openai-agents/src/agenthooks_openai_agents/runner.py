@@ -20,6 +20,7 @@ from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
 from .cloning import Cloner, HookedProvider, hooked, model_name
+from .decisions import decisions
 from .model import HookedModel
 from .scope import ACTIVE, RunScope
 from .translate import parse_arguments, replace_user_text, user_text
@@ -67,6 +68,21 @@ class AgentHooksRunner:
         """The clones of each agent graph run so far, used again while the graph is unchanged
         (cloning costs more than a model turn of the SDK's loop)."""
 
+    def pending(self, item: ToolApprovalItem) -> PendingCall | None:
+        """The call an interruption of this runner's run asks about, as the hooks asked it:
+        the call id, the tool, its validated arguments and the ``Ask``'s ``reason`` (what a
+        UI shows beside the SDK's approval item). ``None`` for an item this runner did not
+        pause (a tool's own ``needs_approval``, or a pause made in another process).
+
+        Args:
+            item: One of ``result.interruptions`` or ``state.get_interruptions()``.
+        """
+        call_id = _call_id(item) or ""
+        carried = PAUSED_RUNS.get((PAUSE_KEY, call_id))
+        if carried is None:
+            return None
+        return next((call for call in carried.pending if call.call_id == call_id), None)
+
     def _clone(self, agent: Agent[Any]) -> Agent[Any]:
         key = (id(agent), tools_hooked_bus(self.bus))
         cloner = self._cloners.get(key)
@@ -110,7 +126,8 @@ class AgentHooksRunner:
             pending = input.get_interruptions()
             ids = [_call_id(item) for item in pending]
             approved = frozenset(i for i in ids if i)
-            # the paused run's id, counts, usage and plugins' state (a pause of this process)
+            # the paused run's id, counts, usage, plugins' state and asked calls (a pause of
+            # this process)
             carried = PAUSED_RUNS.take((PAUSE_KEY, i) for i in approved)
             if pending:
                 name = pending[0].agent.name
@@ -120,7 +137,10 @@ class AgentHooksRunner:
         provider = prepared.kwargs["run_config"].model_provider
         if isinstance(provider, HookedProvider):
             provider = provider.inner
-        return RunScope(run, approved=approved, provider=provider)
+        scope = RunScope(run, approved=approved, provider=provider)
+        if carried is not None:
+            scope.asked.update((call.call_id, call) for call in carried.pending)
+        return scope
 
     async def _begin(
         self, scope: RunScope, agent: Agent[Any], input: Any, prepared: _Prepared
@@ -130,7 +150,7 @@ class AgentHooksRunner:
         if isinstance(input, RunState):
             if "on_run_resumed" in run.bus.listened:
                 pending = [_pending(item, scope) for item in input.get_interruptions()]
-                await run.resumed(pending, {})
+                await run.resumed(pending, decisions(input, pending))
             # a streamed run got its input before the start events: only run() can adopt
             return input if scope.ready is not None else await _adopt(input, prepared)
         text = user_text(input)
@@ -169,7 +189,9 @@ class AgentHooksRunner:
                     )
                 )
             finally:  # filed under each call the run waits on: the RunState resumes with them
-                PAUSED_RUNS.keep([(PAUSE_KEY, call.call_id) for call in pending], run.carry())
+                PAUSED_RUNS.keep(
+                    [(PAUSE_KEY, call.call_id) for call in pending], run.carry(pending)
+                )
             return
         if scope.denied is not None:
             await run.done(run.denied_response(scope.denied))

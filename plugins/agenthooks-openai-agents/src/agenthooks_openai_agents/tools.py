@@ -28,6 +28,8 @@ from agents.function_schema import function_schema
 from agents.run_context import RunContextWrapper
 from agents.tool import (
     FunctionTool,
+    ToolOriginType,
+    get_function_tool_origin,
     invoke_function_tool,
     maybe_invoke_function_tool_failure_error_function,
     set_function_tool_failure_error_function,
@@ -36,13 +38,20 @@ from agents.tool_context import ToolContext
 from pydantic import BaseModel, ValidationError
 
 from agenthooks import Deny
-from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome, invalid_arguments
+from agenthooks.bridges import (
+    SUBAGENT_EVENTS,
+    BridgeRun,
+    BridgeTool,
+    ToolOutcome,
+    delegate,
+    invalid_arguments,
+)
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import GROUPS, ToolCallErrorContext
 from agenthooks.messages import ChatMessage, PendingCall, ToolCall
 
 from .capabilities import CAPABILITIES
-from .scope import Approval, RunScope, current
+from .scope import ACTIVE, Approval, RunScope, current
 from .translate import parse_arguments
 
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -52,6 +61,21 @@ def tools_hooked(run: BridgeRun) -> bool:
     """Whether a tool call of ``run`` goes through the hook layer."""
     bus = run.bus
     return bool(bus.stacks.get("tool")) or not _TOOL_EVENTS.isdisjoint(bus.listened)
+
+
+def _subagent(tool: FunctionTool) -> str | None:
+    """The name of the agent ``tool`` runs (``agent.as_tool()``), else ``None``."""
+    origin = get_function_tool_origin(tool)
+    if origin is None or origin.type != ToolOriginType.AGENT_AS_TOOL:
+        return None
+    return origin.agent_name or tool.name
+
+
+def _task(arguments: dict[str, Any], text: str) -> str:
+    """What a sub-agent is asked: the ``input`` argument ``as_tool`` gives the model, else the
+    arguments as sent."""
+    given = arguments.get("input")
+    return given if isinstance(given, str) else text
 
 
 @lru_cache(maxsize=512)
@@ -109,6 +133,8 @@ class HookedTool:
         self.policy = tool.needs_approval
         self._raising: FunctionTool | None = None
         self._described: BridgeTool | None = None
+        self.subagent = _subagent(tool)
+        """The agent the tool runs (an ``as_tool()`` agent): its call is a delegation."""
         try:  # made by function_tool: its invoker takes the tool context the SDK gives ours
             tool.__wrapped__  # noqa: B018
             self._direct = True
@@ -227,10 +253,14 @@ class HookedTool:
     async def invoke(self, ctx: ToolContext[Any], input: str) -> Any:
         """The SDK runs the tool: through the hook layer when anyone listens."""
         scope = current()
-        if scope is None or not tools_hooked(scope.run):
+        if scope is None or not self._reported(scope.run):
             # nobody listens: the tool as the SDK runs it (the SDK applies its timeout to
             # the hooked tool)
+            if self.subagent is not None:
+                return await self._delegated(self.original, ctx, input)
             return await self._run(self.original, ctx, input)
+        # from here the tool message is ours to report (on_message), also when only
+        # on_message listens: the hook layer's zero-listener path runs the body then
         run = scope.run
         call_id = ctx.tool_call_id
         pending = scope.approvals.pop(call_id, None)
@@ -240,7 +270,15 @@ class HookedTool:
                 # the arguments as sent when no hook changed them: the SDK validates them
                 # exactly as without the bridge
                 text = input if arguments is call.arguments else _arguments_text(arguments)
-                return await self._run(self.raising, ctx, text)
+                if self.subagent is None:
+                    return await self._run(self.raising, ctx, text)
+                return await delegate(
+                    run,
+                    self.subagent,
+                    _task(arguments, text),
+                    call_id,
+                    lambda: self._delegated(self.raising, ctx, text),
+                )
 
             return body
 
@@ -270,6 +308,26 @@ class HookedTool:
             scope.raised(exc)
             raise
         return await self._answer(scope, ctx, outcome)
+
+    async def _delegated(self, tool: FunctionTool, ctx: ToolContext[Any], text: str) -> Any:
+        """The agent tool's body: the sub-agent's run is a run of its own, not part of the
+        calling run (a model it names, which the run's hooked provider resolves, reports no
+        turn of the caller's)."""
+        token = ACTIVE.set(None)
+        try:
+            return await self._run(tool, ctx, text)
+        finally:
+            ACTIVE.reset(token)
+
+    def _reported(self, run: BridgeRun) -> bool:
+        """Whether a call of this tool is ours to report: anyone hears its hook layer, its
+        tool message or (an ``as_tool()`` agent) its delegation."""
+        listened = run.bus.listened
+        return (
+            tools_hooked(run)
+            or "on_message" in listened
+            or (self.subagent is not None and not SUBAGENT_EVENTS.isdisjoint(listened))
+        )
 
     async def _invalid(
         self, run: BridgeRun, call: ToolCall, error: ToolValidationError

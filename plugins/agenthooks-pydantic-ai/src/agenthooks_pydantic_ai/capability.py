@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-from pydantic_ai import DeferredToolRequests, ToolDenied, UserPromptNode
+from pydantic_ai import CallToolsNode, DeferredToolRequests, ToolDenied, UserPromptNode
 from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
 from pydantic_ai.exceptions import (
     ApprovalRequired,
@@ -33,8 +33,10 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.result import FinalResult
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext, ToolDefinition
+from pydantic_graph import End
 
 from agenthooks import (
     AgentResponse,
@@ -55,6 +57,7 @@ from agenthooks import (
 from agenthooks.bridges import (
     PAUSED_RUNS,
     BridgeRun,
+    Delegation,
     RunDenied,
     ToolOutcome,
     UnsupportedReturnError,
@@ -79,6 +82,9 @@ _BETWEEN_TURNS = GROUPS["between_turns"]
 _ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _current_run: ContextVar[str | None] = ContextVar("agenthooks_pydantic_ai_run", default=None)
 """The run whose code is running (a tool calling another agent runs inside it)."""
+_delegating: ContextVar[Delegation | None] = ContextVar("agenthooks_pydantic_ai_tool", default=None)
+"""The bridged tool call whose body is running: an agent run that starts inside it is a
+sub-agent of that call (Pydantic AI's agent delegation: an agent called from a tool)."""
 _UNREAD = AgentResponse()
 """The answer of a run whose answer no handler reads (nothing to build)."""
 
@@ -183,6 +189,11 @@ class _RunHooks(AgentHooksCapability):
     async def _start(self, run: BridgeRun, ctx: RunContext[Any]) -> None:
         tools = _tool_names(ctx) if run.listened("on_chat_start") else []
         prompt = ctx.prompt
+        delegation = _delegating.get()
+        if delegation is not None and delegation.run is not run:
+            # an agent a bridged tool call runs: a sub-agent of that call
+            task = prompt if isinstance(prompt, str) else _prompt_text(prompt or [])
+            await delegation.start(run.agent, task)
         if prompt is None:
             # a run that goes on from a history (a resumed pause): no user message. A pause
             # of this process goes on with its id, counts, usage and plugins' state, and
@@ -228,7 +239,7 @@ class _RunHooks(AgentHooksCapability):
         if self.stopped is not None:
             await run.done(
                 AgentResponse(
-                    content=self.stopped,
+                    content=self.stopped or None,  # a turn of tool calls only has no text
                     finish_reason="stopped",
                     usage=run.usage,
                     iterations=(run.iteration or 0) + 1,
@@ -322,6 +333,14 @@ class _RunHooks(AgentHooksCapability):
             prompt, self.rewritten_prompt = self.rewritten_prompt, None
             return replace(node, user_prompt=prompt)
         return node
+
+    async def after_node_run(self, ctx: RunContext[Any], *, node: Any, result: Any) -> Any:
+        # a should_stop that said True answered the request in the model's place: the run ends
+        # with that answer here, also when it has no text (after a turn of tool calls only),
+        # which Pydantic AI would otherwise send back to the model as an empty response
+        if self.stopped is not None and isinstance(result, CallToolsNode):
+            return End(FinalResult(self.stopped))
+        return result
 
     # --- model requests -----------------------------------------------------------------
 
@@ -472,7 +491,8 @@ class _RunHooks(AgentHooksCapability):
             )
         last_text = fields["message"].content if fields["message"] is not None else None
         self.stopped = last_text or ""
-        return ModelResponse(parts=[TextPart(content=self.stopped)])
+        # the run's answer in the model's place (after_node_run ends the run on it)
+        return ModelResponse(parts=[TextPart(content=self.stopped)] if self.stopped else [])
 
     def _denied_answer(self, request_context: ModelRequestContext, deny: Deny) -> ModelResponse:
         """The run ends denied: the reason is the answer where the output may be text, else
@@ -539,6 +559,7 @@ class _RunHooks(AgentHooksCapability):
         run = self.run
         if run is None:  # a run nobody listens to
             return await handler(args)
+        handler = _delegating_to(run, call.tool_call_id, handler)
         bus = run.bus
         if _TOOL_EVENTS.isdisjoint(bus.listened) and not bus.stacks.get("tool"):
             return await self._plain_tool(run, call, args, handler)
@@ -626,6 +647,29 @@ class _RunHooks(AgentHooksCapability):
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def _delegating_to(
+    run: BridgeRun, call_id: str, handler: Callable[[dict[str, Any]], Any]
+) -> Callable[[dict[str, Any]], Any]:
+    """``handler`` (a tool body) as a call that may run sub-agents: an agent run that starts
+    inside it fires ``on_subagent_start`` on ``run``; each gets ``on_subagent_stop`` with the
+    tool's result (or its error) once the body ended."""
+
+    async def delegating(arguments: dict[str, Any]) -> Any:
+        delegation = Delegation(run, call_id)
+        token = _delegating.set(delegation)
+        try:
+            result = await handler(arguments)
+        except BaseException as exc:
+            _delegating.reset(token)
+            await delegation.stop(error=exc)
+            raise
+        _delegating.reset(token)
+        await delegation.stop(result=result)
+        return result
+
+    return delegating
 
 
 def _text_is_an_answer(request_context: ModelRequestContext) -> bool:

@@ -45,7 +45,14 @@ from agenthooks import (
     ProviderResponse,
     ToolCall,
 )
-from agenthooks.bridges import PAUSED_RUNS, BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import (
+    PAUSED_RUNS,
+    SUBAGENT_EVENTS,
+    BridgeRun,
+    BridgeTool,
+    ToolOutcome,
+    delegate,
+)
 from agenthooks.errors import (
     ToolError,
     ToolValidationError,
@@ -142,7 +149,9 @@ class _State:
         # decided once per run: a stage nobody hears passes Strands' events through untouched
         stacks = bus.stacks
         self.quiet_model = not stacks.get("provider") and _MODEL_EVENTS.isdisjoint(listened)
-        self.quiet_tools = not stacks.get("tool") and _TOOL_EVENTS.isdisjoint(listened)
+        self.quiet_tools = not stacks.get("tool") and (_TOOL_EVENTS | SUBAGENT_EVENTS).isdisjoint(
+            listened
+        )
         self.streams = not _STREAM_EVENTS.isdisjoint(listened)
         self.heard = bool(listened)
         self.input = input
@@ -671,6 +680,19 @@ class AgentHooksPlugin(Plugin):
             seen: dict[str, Any] = {}
 
             async def invoke(args: dict[str, Any]) -> Any:
+                subagent = _subagent(ctx.tool)
+                if subagent is None:
+                    return await run_body(args)
+                task = args.get("input")
+                return await delegate(
+                    run,
+                    subagent,
+                    task if isinstance(task, str) else json.dumps(args),
+                    call_id,
+                    lambda: run_body(args),
+                )
+
+            async def run_body(args: dict[str, Any]) -> Any:
                 # unchanged arguments: the body gets the model's input, as Strands gives it
                 # (a @tool validates it again, to the same values)
                 call_ctx = (
@@ -988,6 +1010,16 @@ def _pending(asked: list[Any]) -> list[PendingCall]:
         )
         for i in asked
     ]
+
+
+def _subagent(tool: Any) -> str | None:
+    """The name of the agent ``tool`` runs (``agent.as_tool()``: a tool of type ``"agent"``),
+    else ``None``."""
+    if getattr(tool, "tool_type", None) != "agent":
+        return None
+    agent = getattr(tool, "agent", None)
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) else str(tool.tool_name)
 
 
 def _decision(response: Any) -> Approve | Deny:
