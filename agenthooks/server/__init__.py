@@ -1,0 +1,44 @@
+"""The hook server: one bus and its plugins decide for agents in other processes, over HTTP.
+
+``create_app(bus, tokens=...)`` is the ASGI app (Starlette) in front of a bus;
+``agenthooks serve`` runs it with uvicorn, the installed plugins loaded as a bus loads them.
+Each client speaks its own wire format at its own path (``/v1/hooks/claude-code`` ...), and
+each client session is one run on the bus. Needs the ``server`` extra:
+``pip install 'agenthooks[server]'``.
+"""
+
+from __future__ import annotations
+
+EXTRA_HINT = "the hook server needs its extra: pip install 'agenthooks[server]'"
+"""The one line said when the extra's packages are missing."""
+
+try:
+    from .app import BODY_LIMIT, create_app
+    from .auth import ANONYMOUS, Caller, TokenFileError, Tokens, token_digest
+    from .errors import BadRequest, BodyTooLarge, NotServed, RequestError
+    from .runs import ResultVerdict, ServedRun, ToolVerdict
+    from .sessions import SessionOwnerError, Sessions
+except ImportError as exc:
+    if exc.name not in ("starlette", "prometheus_client", "uvicorn"):
+        raise
+    raise ImportError(f"{EXTRA_HINT} ({exc.name} is not installed)", name=exc.name) from None
+
+__all__ = [
+    "ANONYMOUS",
+    "BODY_LIMIT",
+    "EXTRA_HINT",
+    "BadRequest",
+    "BodyTooLarge",
+    "Caller",
+    "NotServed",
+    "RequestError",
+    "ResultVerdict",
+    "ServedRun",
+    "SessionOwnerError",
+    "Sessions",
+    "TokenFileError",
+    "Tokens",
+    "ToolVerdict",
+    "create_app",
+    "token_digest",
+]

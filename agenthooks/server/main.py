@@ -1,0 +1,41 @@
+"""The app ``agenthooks serve`` runs: a bus with the installed plugins, built from the
+environment in each worker (uvicorn starts workers from an import string)."""
+
+from __future__ import annotations
+
+import os
+
+from starlette.applications import Starlette
+
+from ..bus import HookBus
+from .app import BODY_LIMIT, create_app
+from .auth import Tokens
+
+TOKEN_FILE_ENV = "AGENTHOOKS_SERVER_TOKEN_FILE"
+"""The token file a worker reads (``--token-file``); unset with ``NO_AUTH_ENV`` set serves
+without authentication."""
+NO_AUTH_ENV = "AGENTHOOKS_SERVER_NO_AUTH"
+BODY_LIMIT_ENV = "AGENTHOOKS_SERVER_BODY_LIMIT"
+
+
+def app_from_environment() -> Starlette:
+    """The server's app in one worker: ``HookBus(plugins="auto")`` (entry points,
+    ``AGENTHOOKS_DISABLE_PLUGINS``, each plugin's own variables) behind the token file.
+
+    Raises:
+        TokenFileError: The token file cannot be used.
+        RuntimeError: Neither a token file nor ``--no-auth`` was configured.
+    """
+    token_file = os.environ.get(TOKEN_FILE_ENV)
+    if token_file:
+        tokens: Tokens | None = Tokens.from_file(token_file)
+    elif os.environ.get(NO_AUTH_ENV) == "1":
+        tokens = None
+    else:
+        raise RuntimeError(f"set {TOKEN_FILE_ENV} (a token file) or {NO_AUTH_ENV}=1")
+    limit = int(os.environ.get(BODY_LIMIT_ENV) or BODY_LIMIT)
+    bus = HookBus(plugins="auto")
+    return create_app(bus, tokens=tokens, body_limit=limit)
+
+
+__all__ = ["BODY_LIMIT_ENV", "NO_AUTH_ENV", "TOKEN_FILE_ENV", "app_from_environment"]
