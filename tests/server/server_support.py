@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -111,37 +112,41 @@ def serve_command(
     """``python -m agenthooks serve ARGS`` from the checkout, until the block ends; yields
     its base URL once ``/healthz`` answers."""
     port = port or free_port()
-    command = [sys.executable, "-m", "agenthooks", "serve", "--port", str(port), *args]
-    process = subprocess.Popen(
-        command,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                out, err = process.communicate()
-                raise RuntimeError(f"agenthooks serve exited {process.returncode}: {err}{out}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("agenthooks serve did not answer /healthz in 60 s")
-            time.sleep(0.1)
-        yield url
-    finally:
-        process.terminate()
+    command = [sys.executable, "-m", "agenthooks.cli", "serve", "--port", str(port), *args]
+    # its output goes to a file: a pipe nobody reads would stall a chatty server
+    with tempfile.TemporaryFile(mode="w+") as log:
+        process = subprocess.Popen(
+            command,
+            env={**os.environ, **(env or {})},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        url = f"http://127.0.0.1:{port}"
         try:
-            process.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+            deadline = time.monotonic() + 60
+            while True:
+                if process.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(
+                        f"agenthooks serve exited {process.returncode}: {log.read()}"
+                    )
+                try:
+                    if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError("agenthooks serve did not answer /healthz in 60 s")
+                time.sleep(0.1)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def hook_settings(
