@@ -19,7 +19,7 @@ try:
     from .runs import ResultVerdict, ServedRun, ToolVerdict
     from .sessions import SessionOwnerError, Sessions
 except ImportError as exc:
-    if exc.name not in ("starlette", "prometheus_client", "uvicorn"):
+    if (exc.name or "").split(".")[0] not in ("starlette", "prometheus_client", "uvicorn"):
         raise
     raise ImportError(f"{EXTRA_HINT} ({exc.name} is not installed)", name=exc.name) from None
 

@@ -113,7 +113,8 @@ async def read_json(request: Request, limit: int) -> Any:
     if not raw:
         raise BadRequest("the body is empty; a JSON object was expected")
     try:
-        return json.loads(raw)
+        # decoded here: json.loads would guess UTF-16 or UTF-32 from the first bytes
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise BadRequest("the body is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -212,7 +213,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
         yield
-        await sessions.aclose()
+        sessions.clear()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BearerAuth, tokens=tokens, metrics=metrics)

@@ -88,11 +88,10 @@ class Sessions:
         """Drop an ended session (a new one with the same id starts a new run)."""
         self._open.pop((client, session_id), None)
 
-    async def aclose(self) -> None:
-        """End every open session (the server shuts down)."""
-        while self._open:
-            _, served = self._open.popitem()
-            await served.end()
+    def clear(self) -> None:
+        """Forget every open session without ending it (this process stops serving): the
+        client's session goes on, and the worker that gets its next request takes it up."""
+        self._open.clear()
 
 
 __all__ = ["SessionOwnerError", "Sessions"]
