@@ -22,7 +22,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..bus import HookBus
-from . import claude_code
+from . import claude_code, codex
 from .auth import ANONYMOUS, Caller, Tokens
 from .errors import BadRequest, BodyTooLarge, RequestError
 from .metrics import CONTENT_TYPE, Metrics, outcome
@@ -155,7 +155,10 @@ def create_app(
     """
     metrics = Metrics()
     sessions = Sessions(bus, limit=session_limit)
-    served: dict[str, Answer] = {claude_code.CLIENT: claude_code.answer}
+    served: dict[str, Answer] = {
+        claude_code.CLIENT: claude_code.answer,
+        codex.CLIENT: codex.answer,
+    }
     served.update(clients or {})
 
     def client_route(name: str, answer: Answer) -> Callable[[Request], Awaitable[Response]]:

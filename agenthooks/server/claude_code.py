@@ -65,32 +65,32 @@ EVENTS: Mapping[str, Mapping_] = {
 """Every Claude Code hook event the server maps, in the order a session meets them."""
 
 
-def text_field(body: JSON, key: str, *, required: bool = True) -> str:
+def text_field(body: JSON, key: str, *, client: str = CLIENT, required: bool = True) -> str:
     """``body[key]`` as a str; a ``BadRequest`` naming the key when it is missing (and
     ``required``) or not a string."""
     value = body.get(key, MISSING)
     if value is MISSING and not required:
         return ""
     if not isinstance(value, str):
-        raise field_error(CLIENT, key, "a string", value)
+        raise field_error(client, key, "a string", value)
     return value
 
 
-def object_field(body: JSON, key: str) -> JSON:
+def object_field(body: JSON, key: str, *, client: str = CLIENT) -> JSON:
     """``body[key]`` as a JSON object (missing counts as empty)."""
     value = body.get(key, {})
     if not isinstance(value, dict):
-        raise field_error(CLIENT, key, "an object", value)
+        raise field_error(client, key, "an object", value)
     return value
 
 
-def tool_call(body: JSON) -> ToolCall:
+def tool_call(body: JSON, client: str = CLIENT) -> ToolCall:
     """The tool call a tool event describes."""
-    name = text_field(body, "tool_name")
-    arguments = object_field(body, "tool_input")
+    name = text_field(body, "tool_name", client=client)
+    arguments = object_field(body, "tool_input", client=client)
     call_id = body.get("tool_use_id")
     if call_id is not None and not isinstance(call_id, str):
-        raise field_error(CLIENT, "tool_use_id", "a string", call_id)
+        raise field_error(client, "tool_use_id", "a string", call_id)
     return ToolCall(id=call_id or new_id(), name=name, arguments=arguments)
 
 
@@ -131,7 +131,7 @@ async def _session_start(served: ServedRun, body: JSON) -> JSON:
 
 
 async def _prompt(served: ServedRun, body: JSON) -> JSON:
-    prompt = text_field(body, "prompt")
+    prompt = text_field(body, "prompt", client=served.client)
     deny = await served.start(prompt)
     if deny is not None:
         return {"decision": "block", "reason": deny.text(), **stopped(deny.text(), "")}
@@ -144,7 +144,7 @@ async def _prompt(served: ServedRun, body: JSON) -> JSON:
 
 
 async def _pre_tool_use(served: ServedRun, body: JSON) -> JSON:
-    call = tool_call(body)
+    call = tool_call(body, served.client)
     await served.start()
     verdict = await served.pre_tool(call)
     if verdict.stop is not None:
@@ -153,11 +153,12 @@ async def _pre_tool_use(served: ServedRun, body: JSON) -> JSON:
 
 
 async def _post_tool_use(served: ServedRun, body: JSON) -> JSON:
-    call = tool_call(body)
+    call = tool_call(body, served.client)
     await served.start()
     failed = body["hook_event_name"] == "PostToolUseFailure"
     if failed:
-        error = text_field(body, "error", required=False) or "the tool failed"
+        error = text_field(body, "error", client=served.client, required=False)
+        error = error or "the tool failed"
         verdict = await served.tool_done(call, error=error)
     else:
         verdict = await served.tool_done(call, result=body.get("tool_response"))
@@ -167,10 +168,12 @@ async def _post_tool_use(served: ServedRun, body: JSON) -> JSON:
     if verdict.block is not None:
         return {"decision": "block", "reason": verdict.block}
     if verdict.changed:
-        if failed or not call.name.startswith("mcp__"):
-            # Claude Code replaces only an MCP tool's output: a typed error in the records,
-            # and the neutral answer (the handler's result cannot be carried)
-            served.run.capabilities.require("on_tool_call_result", "result")
+        if failed or served.client != CLIENT or not call.name.startswith("mcp__"):
+            # Claude Code replaces only an MCP tool's output (Codex none): a typed error in
+            # the records, and the neutral answer
+            why = "only an MCP tool's output can be replaced" if served.client == CLIENT else ""
+            event = "on_tool_call_error" if failed else "on_tool_call_result"
+            raise UnsupportedReturnError(event, "result", served.client, why)
         return {
             "hookSpecificOutput": {
                 "hookEventName": "PostToolUse",
@@ -215,26 +218,27 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:
-    """Claude Code's answer to one hook request ``body`` from ``caller``.
+async def serve_hook(client: str, sessions: Sessions, caller: str, body: Any) -> JSON:
+    """The answer of a client speaking Claude Code's hook format (``client`` names it: Codex
+    speaks the same) to one hook request ``body`` from ``caller``.
 
     Raises:
-        BadRequest: The body is not a Claude Code hook input (names the field).
+        BadRequest: The body is not a hook input (names the field).
     """
     if not isinstance(body, dict):
-        raise BadRequest(f"{CLIENT} hook input must be a JSON object, not {type(body).__name__}")
-    event = text_field(body, "hook_event_name")
-    session_id = text_field(body, "session_id")
+        raise BadRequest(f"{client} hook input must be a JSON object, not {type(body).__name__}")
+    event = text_field(body, "hook_event_name", client=client)
+    session_id = text_field(body, "session_id", client=client)
     if not session_id:
-        raise BadRequest(f"{CLIENT} hook input: 'session_id' must not be empty")
-    served = await sessions.get(CLIENT, session_id, caller)
+        raise BadRequest(f"{client} hook input: 'session_id' must not be empty")
+    served = await sessions.get(client, session_id, caller)
     if served.stopped is not None:
         return stopped(served.stopped, event)
     handler = HANDLERS.get(event, _record)
     try:
         return await handler(served, body)
     except UnsupportedReturnError as problem:
-        # a return Claude Code cannot carry: a typed error in the records, the neutral answer
+        # a return the client cannot carry: a typed error in the records, the neutral answer
         await served.record("unsupported", error=str(problem))
         return {}
     except StopRun as stop:
@@ -245,7 +249,25 @@ async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:
         raise
     finally:
         if served.run.ended is not None and served.stopped is None:
-            sessions.forget(CLIENT, session_id)
+            sessions.forget(client, session_id)
 
 
-__all__ = ["CLIENT", "EVENTS", "answer", "object_field", "text_field", "tool_answer", "tool_call"]
+async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:
+    """Claude Code's answer to one hook request ``body`` from ``caller``.
+
+    Raises:
+        BadRequest: The body is not a Claude Code hook input (names the field).
+    """
+    return await serve_hook(CLIENT, sessions, caller, body)
+
+
+__all__ = [
+    "CLIENT",
+    "EVENTS",
+    "answer",
+    "object_field",
+    "serve_hook",
+    "text_field",
+    "tool_answer",
+    "tool_call",
+]
