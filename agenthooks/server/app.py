@@ -22,7 +22,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..bus import HookBus
-from . import claude_code, codex
+from . import claude_code, codex, events_wire
 from .auth import ANONYMOUS, Caller, Tokens
 from .errors import BadRequest, BodyTooLarge, RequestError
 from .metrics import CONTENT_TYPE, Metrics, outcome
@@ -168,8 +168,10 @@ def create_app(
             event = "-"
             try:
                 body = await read_json(request, body_limit)
-                if isinstance(body, dict) and isinstance(body.get("hook_event_name"), str):
-                    event = body["hook_event_name"][:64]
+                if isinstance(body, dict):
+                    named = body.get("hook_event_name", body.get("event"))
+                    # a label value: bounded, so a hostile client cannot grow the series
+                    event = named[:64] if isinstance(named, str) else "-"
                 result = await answer(sessions, caller.name, body)
             except RequestError as exc:
                 metrics.failures.labels(name, str(exc.status)).inc()
@@ -227,8 +229,8 @@ def create_app(
 
 
 def _extra_routes() -> dict[str, tuple[str, Answer]]:
-    """The routes of the clients that are not hook clients (our own wire, AGENT-HOOKS-0.1)."""
-    return {}
+    """The routes of the clients that are not hook clients (our own wire)."""
+    return {"/v1/events": (events_wire.CLIENT, events_wire.answer)}
 
 
 __all__ = ["BODY_LIMIT", "OPEN_PATHS", "Answer", "BearerAuth", "create_app", "read_json"]
