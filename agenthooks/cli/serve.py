@@ -1,7 +1,8 @@
 """``agenthooks serve``: the hook server (the bus and its installed plugins, over HTTP).
 
     agenthooks serve [--host 127.0.0.1] [--port 8765] (--token-file FILE | --no-auth)
-                     [--workers N] [--body-limit BYTES] [--ssl-certfile F --ssl-keyfile F]
+                     [--workers N --redis URL] [--body-limit BYTES]
+                     [--ssl-certfile F --ssl-keyfile F]
 
 Needs the ``server`` extra. ``--no-auth`` is refused unless the host is a loopback address.
 """
@@ -38,6 +39,12 @@ def add_parser(sub: Subparsers) -> None:
         help="serve without tokens (refused unless --host is a loopback address)",
     )
     parser.add_argument("--workers", type=int, default=1, help="worker processes (1)")
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="share sessions' state through this Redis (needed for --workers above 1 and for "
+        "several hosts)",
+    )
     parser.add_argument(
         "--body-limit",
         type=int,
@@ -95,6 +102,14 @@ def run(args: argparse.Namespace) -> int:
         os.environ[main.BODY_LIMIT_ENV] = str(args.body_limit)
     if args.workers < 1:
         raise CLIError("--workers must be at least 1")
+    if args.workers > 1 and not args.redis:
+        raise CLIError(
+            "--workers above 1 needs --redis URL: the workers share sessions through Redis"
+        )
+    if args.redis:
+        os.environ[main.REDIS_ENV] = args.redis
+    else:
+        os.environ.pop(main.REDIS_ENV, None)
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
         raise CLIError("TLS needs both --ssl-certfile and --ssl-keyfile")
     uvicorn.run(

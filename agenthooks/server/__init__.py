@@ -18,6 +18,7 @@ try:
     from .errors import BadRequest, BodyTooLarge, NotServed, RequestError
     from .runs import ResultVerdict, ServedRun, ToolVerdict
     from .sessions import SessionOwnerError, Sessions
+    from .state import MemoryState, RedisState, Session, SessionState
 except ImportError as exc:
     if (exc.name or "").split(".")[0] not in ("starlette", "prometheus_client", "uvicorn"):
         raise
@@ -30,11 +31,15 @@ __all__ = [
     "BadRequest",
     "BodyTooLarge",
     "Caller",
+    "MemoryState",
     "NotServed",
+    "RedisState",
     "RequestError",
     "ResultVerdict",
     "ServedRun",
+    "Session",
     "SessionOwnerError",
+    "SessionState",
     "Sessions",
     "TokenFileError",
     "Tokens",

@@ -27,6 +27,7 @@ from .auth import ANONYMOUS, Caller, Tokens
 from .errors import BadRequest, BodyTooLarge, RequestError
 from .metrics import CONTENT_TYPE, Metrics, outcome
 from .sessions import SessionOwnerError, Sessions
+from .state import SessionState
 
 Answer = Callable[[Sessions, str, Any], Awaitable[Any]]
 """A client's module: ``answer(sessions, caller, body)`` returns the client's answer."""
@@ -135,6 +136,7 @@ def create_app(
     tokens: Tokens | None = None,
     body_limit: int = BODY_LIMIT,
     clients: Mapping[str, Answer] | None = None,
+    state: SessionState | None = None,
     session_limit: int = 10_000,
 ) -> Starlette:
     """The hook server's ASGI app in front of ``bus`` (run it with uvicorn, or any ASGI
@@ -148,13 +150,15 @@ def create_app(
         body_limit: Bytes a request body may have (413 above).
         clients: Extra client routes, ``{name: answer}`` served at ``/v1/hooks/NAME``
             (the built-in clients are always served).
+        state: Where sessions' state is shared: ``RedisState(url)`` for several workers or
+            hosts; by default this process's memory (one worker).
         session_limit: Open sessions kept per process (the oldest is ended beyond it).
 
     Returns:
         A Starlette app; ``app.state.sessions`` and ``app.state.metrics`` hold its state.
     """
     metrics = Metrics()
-    sessions = Sessions(bus, limit=session_limit)
+    sessions = Sessions(bus, state=state, limit=session_limit)
     served: dict[str, Answer] = {
         claude_code.CLIENT: claude_code.answer,
         codex.CLIENT: codex.answer,
@@ -219,6 +223,7 @@ def create_app(
     async def lifespan(app: Starlette) -> Any:
         yield
         sessions.clear()
+        await sessions.state.aclose()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.add_middleware(BearerAuth, tokens=tokens, metrics=metrics)

@@ -249,7 +249,7 @@ async def serve_hook(client: str, sessions: Sessions, caller: str, body: Any) ->
         raise
     finally:
         if served.run.ended is not None and served.stopped is None:
-            sessions.forget(client, session_id)
+            await sessions.forget(client, session_id)
 
 
 async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:

@@ -154,7 +154,7 @@ async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:
         raise
     finally:
         if served.run.ended is not None and served.stopped is None:
-            sessions.forget(CLIENT, run_id)
+            await sessions.forget(CLIENT, run_id)
 
 
 __all__ = ["CLIENT", "EVENTS", "answer"]

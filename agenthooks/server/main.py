@@ -10,12 +10,15 @@ from starlette.applications import Starlette
 from ..bus import HookBus
 from .app import BODY_LIMIT, create_app
 from .auth import Tokens
+from .state import RedisState
 
 TOKEN_FILE_ENV = "AGENTHOOKS_SERVER_TOKEN_FILE"
 """The token file a worker reads (``--token-file``); unset with ``NO_AUTH_ENV`` set serves
 without authentication."""
 NO_AUTH_ENV = "AGENTHOOKS_SERVER_NO_AUTH"
 BODY_LIMIT_ENV = "AGENTHOOKS_SERVER_BODY_LIMIT"
+REDIS_ENV = "AGENTHOOKS_SERVER_REDIS_URL"
+"""The Redis where sessions' state is shared (``--redis``); unset: this worker's memory."""
 
 
 def app_from_environment() -> Starlette:
@@ -34,8 +37,10 @@ def app_from_environment() -> Starlette:
     else:
         raise RuntimeError(f"set {TOKEN_FILE_ENV} (a token file) or {NO_AUTH_ENV}=1")
     limit = int(os.environ.get(BODY_LIMIT_ENV) or BODY_LIMIT)
+    redis_url = os.environ.get(REDIS_ENV)
+    state = RedisState(redis_url) if redis_url else None
     bus = HookBus(plugins="auto")
-    return create_app(bus, tokens=tokens, body_limit=limit)
+    return create_app(bus, tokens=tokens, body_limit=limit, state=state)
 
 
-__all__ = ["BODY_LIMIT_ENV", "NO_AUTH_ENV", "TOKEN_FILE_ENV", "app_from_environment"]
+__all__ = ["BODY_LIMIT_ENV", "NO_AUTH_ENV", "REDIS_ENV", "TOKEN_FILE_ENV", "app_from_environment"]

@@ -27,6 +27,7 @@ from ..events.contexts import (
 )
 from ..messages import AgentResponse, ToolCall
 from ..runtime.tool_call import ToolHooks, ToolOutcome
+from .state import MemoryState, SessionState
 
 
 @dataclass
@@ -63,11 +64,15 @@ class ServedRun:
         run: The run the session's events fire on.
         client: The client's name (``claude-code``).
         caller: The token's name that opened the session.
+        key: The session's key in ``state``.
+        state: Where the session's state is shared with the other workers.
     """
 
     run: BridgeRun
     client: str
     caller: str
+    key: str = ""
+    state: SessionState = field(default_factory=MemoryState)
     started: bool = False
     stopped: str | None = None
     """Why the session was stopped (a ``StopRun``, a deny of its start), once it was."""
@@ -83,9 +88,12 @@ class ServedRun:
         if self.started:
             return None
         self.started = True
+        if not await self.state.claim_start(self.key):
+            return None  # another request (in any worker) started the session
         got = await self.run.fire("on_chat_start", ChatStartContext, message=message, tools=[])
         if isinstance(got, Deny):
             self.stopped = got.text()
+            await self.state.stop(self.key, self.stopped)
             return got
         return None
 
@@ -197,11 +205,13 @@ class ServedRun:
         """A handler stopped the session (``StopRun``): ``on_stop``, ``on_chat_error`` and
         ``on_chat_end``; every later event of the session is answered with the stop."""
         self.stopped = reason
+        await self.state.stop(self.key, reason)
         await self.run.error(StopRun(reason))
 
     async def fail(self, error: BaseException) -> None:
         """A handler raised: the run ends with ``on_chat_error`` and ``on_chat_end``."""
         self.stopped = f"{type(error).__name__}: {error}"
+        await self.state.stop(self.key, self.stopped)
         await self.run.error(error)
 
     async def end(self, content: str | None = None) -> None:

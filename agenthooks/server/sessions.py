@@ -3,8 +3,9 @@
 A session's run is opened by its first event and closed by its end; its id is derived from
 the client and the client's session id, so any worker that gets a request of the session
 fires on the same run id (records, approvals and budgets keyed by run id agree across
-workers). A session belongs to the caller that opened it: another caller's request for it is
-refused.
+workers), and its shared state (owner, started, stopped) is read from the ``SessionState``
+on every request. A session belongs to the caller that opened it: another caller's request
+for it is refused.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..bridges import BridgeRun
 from ..bus import HookBus
 from ..errors import AgentHooksError
 from .runs import SERVED_CAPABILITIES, ServedRun
+from .state import MemoryState, SessionState
 
 
 class SessionOwnerError(AgentHooksError):
@@ -27,14 +29,19 @@ class Sessions:
 
     Args:
         bus: The bus every session's events fire on.
-        limit: Sessions kept at most; past it the oldest is closed (its ``on_chat_end``
-            fires), so a client that never sends its end cannot exhaust the memory.
+        state: Where sessions' state is shared (``MemoryState()``: this process only;
+            ``RedisState(url)``: every worker).
+        limit: Sessions whose run this process keeps at most; past it the oldest is dropped
+            from this process (its shared state stays: its next request takes it up again).
     """
 
-    def __init__(self, bus: HookBus, *, limit: int = 10_000) -> None:
+    def __init__(
+        self, bus: HookBus, *, state: SessionState | None = None, limit: int = 10_000
+    ) -> None:
         self.bus = bus
+        self.state: SessionState = state if state is not None else MemoryState()
         self.limit = limit
-        self._open: OrderedDict[tuple[str, str], ServedRun] = OrderedDict()
+        self._open: OrderedDict[str, ServedRun] = OrderedDict()
         self._lock = asyncio.Lock()
 
     def __len__(self) -> int:
@@ -46,14 +53,19 @@ class Sessions:
         return f"{client}-{session_id}"
 
     async def get(self, client: str, session_id: str, caller: str) -> ServedRun:
-        """The session's run, opened on its first request.
+        """The session's run, opened on its first request, with its shared state.
 
         Raises:
             SessionOwnerError: Another caller opened the session.
         """
-        key = (client, session_id)
+        key = f"{client}:{session_id}"
+        shared = await self.state.open(key, caller)
+        if shared.owner != caller:
+            raise SessionOwnerError(
+                f"session {session_id!r} belongs to another caller; a session is served to the "
+                "token that opened it"
+            )
         served = self._open.get(key)
-        evicted: list[ServedRun] = []
         if served is None:
             async with self._lock:
                 served = self._open.get(key)
@@ -65,28 +77,22 @@ class Sessions:
                         run_id=self.run_id(client, session_id),
                         session_id=session_id,
                     )
-                    served = ServedRun(run, client, caller)
+                    served = ServedRun(run, client, caller, key=key, state=self.state)
                     self._open[key] = served
-                    evicted = self._evict()
-            for old in evicted:
-                await old.end()
-        if served.caller != caller:
-            raise SessionOwnerError(
-                f"session {session_id!r} belongs to another caller; a session is served to the "
-                "token that opened it"
-            )
+                    while len(self._open) > self.limit:
+                        self._open.popitem(last=False)
+        else:
+            self._open.move_to_end(key)
+        served.started = served.started or shared.started
+        if shared.stopped is not None:
+            served.stopped = shared.stopped
         return served
 
-    def _evict(self) -> list[ServedRun]:
-        evicted = []
-        while len(self._open) > self.limit:
-            _, old = self._open.popitem(last=False)
-            evicted.append(old)
-        return evicted
-
-    def forget(self, client: str, session_id: str) -> None:
+    async def forget(self, client: str, session_id: str) -> None:
         """Drop an ended session (a new one with the same id starts a new run)."""
-        self._open.pop((client, session_id), None)
+        key = f"{client}:{session_id}"
+        self._open.pop(key, None)
+        await self.state.forget(key)
 
     def clear(self) -> None:
         """Forget every open session without ending it (this process stops serving): the

@@ -12,9 +12,11 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
+import httpx
 import redis
 
 _TESTS = Path(__file__).resolve().parents[3] / "tests"
@@ -78,8 +80,11 @@ class Team:
     """``agenthooks serve`` with the team's policy files, its stream and approvals under a
     key prefix of the test's own."""
 
-    def __init__(self, tmp_path: Path, url: str, prefix: str, *, limits: bool = False) -> None:
-        require(claude_missing())
+    def __init__(
+        self, tmp_path: Path, url: str, prefix: str, *, limits: bool = False, claude: bool = True
+    ) -> None:
+        if claude:
+            require(claude_missing())
         self.tmp = tmp_path
         self.workdir = tmp_path / "work"
         self.workdir.mkdir()
@@ -225,3 +230,58 @@ def test_a_limits_cap_on_tool_calls_stops_the_session(
     types = [r["type"] for r in records]
     assert types.count("on_chat_error") == 1 and types[-1] == "on_chat_end"
     assert "on_chat_done" not in types
+
+
+def test_two_workers_serve_one_session_as_one_run(tmp_path: Path, url: str, prefix: str) -> None:
+    """Sessions' state in Redis: whichever worker answers, the session starts once, keeps
+    its owner, and every decision lands on the one run."""
+    team = Team(tmp_path, url, prefix, claude=False)
+    tokens = write_tokens(tmp_path / "tokens2", ada=TOKEN, bob="tok-bob-9")
+    session = f"s-{uuid.uuid4().hex}"
+
+    def body(command: str) -> dict[str, Any]:
+        return {
+            "session_id": session,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": f"toolu_{command[-2:]}",
+        }
+
+    with serve_command(
+        "--token-file", str(tokens), "--workers", "2", "--redis", url, env=team.env
+    ) as server:
+        answers = []
+        for n in range(30):
+            command = f"rm f{n:02d}" if n % 3 == 0 else f"ls d{n:02d}"
+            # a new connection each time, so the workers share the requests
+            with httpx.Client(timeout=30) as client:
+                answers.append(
+                    client.post(
+                        f"{server}/v1/hooks/claude-code",
+                        json=body(command),
+                        headers={"Authorization": f"Bearer {TOKEN}"},
+                    )
+                )
+        with httpx.Client(timeout=30) as client:
+            theirs = client.post(
+                f"{server}/v1/hooks/claude-code",
+                json=body("ls x"),
+                headers={"Authorization": "Bearer tok-bob-9"},
+            )
+            end = client.post(
+                f"{server}/v1/hooks/claude-code",
+                json={"session_id": session, "hook_event_name": "SessionEnd", "reason": "other"},
+                headers={"Authorization": f"Bearer {TOKEN}"},
+            )
+    assert [a.status_code for a in answers] == [200] * 30
+    decisions = [a.json().get("hookSpecificOutput", {}).get("permissionDecision") for a in answers]
+    assert decisions == ["deny" if n % 3 == 0 else None for n in range(30)]
+    assert theirs.status_code == 403
+    assert end.status_code == 200
+    records = [r for r in team.records() if r["session_id"] == session]
+    types = [r["type"] for r in records]
+    assert types.count("on_chat_start") == 1
+    assert types.count("pre_tool_call") == 30
+    assert {r["run_id"] for r in records} == {f"claude-code-{session}"}
+    assert {r["agent"] for r in records} == {"ada"}
