@@ -1,0 +1,168 @@
+"""The hook server against its floor: decisions per second and p50 / p99 latency.
+
+Two uvicorn processes, one worker each, side by side in one run: the floor, a bare
+Starlette endpoint that parses the hook input and returns the same deny without the bus,
+and the hook server (``create_app``) with the Guard policy loaded and a bearer token checked,
+deciding each ``PreToolUse`` on the session's run. The load generator is this process: C
+keep-alive connections on raw asyncio streams (lighter than an HTTP client library, so the
+servers, not the generator, are measured), each sending one request at a time, for
+``BENCH_SERVER_SECONDS`` per round, rounds interleaved (floor, ours, floor, ours ...) so a
+loaded machine hits both alike. Latency is per request, on the generator's clock.
+
+Targets (issue 27): ours >= 50 % of the floor's decisions/s, and at most +1 ms at p50.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from agenthooks.server import token_digest
+
+HERE = Path(__file__).resolve().parent
+SECONDS = float(os.environ.get("BENCH_SERVER_SECONDS", "3"))
+ROUNDS = int(os.environ.get("BENCH_SERVER_ROUNDS", "3"))
+CONNECTIONS = int(os.environ.get("BENCH_SERVER_CONNECTIONS", "8"))
+TOKEN = "bench-token"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start(factory: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            f"_server_apps:{factory}",
+            "--factory",
+            "--app-dir",
+            str(HERE),
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ],
+        env={**os.environ, **env},
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+            return process, port
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit(f"{factory} did not start")
+
+
+def request(port: int, session: str) -> bytes:
+    body = json.dumps(
+        {
+            "session_id": session,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf build", "description": "clean"},
+            "tool_use_id": "toolu_bench",
+            "cwd": "/repo",
+            "permission_mode": "default",
+        }
+    ).encode()
+    head = (
+        f"POST /v1/hooks/claude-code HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Authorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    return head + body
+
+
+async def connection(port: int, session: str, until: float, latencies: list[float]) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    payload = request(port, session)
+    try:
+        while time.perf_counter() < until:
+            started = time.perf_counter()
+            writer.write(payload)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n"):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            answer = await reader.readexactly(length)
+            latencies.append(time.perf_counter() - started)
+            if b'"deny"' not in answer:
+                raise SystemExit(f"unexpected answer: {head!r} {answer!r}")
+    finally:
+        writer.close()
+
+
+async def load(port: int, seconds: float) -> list[float]:
+    latencies: list[float] = []
+    until = time.perf_counter() + seconds
+    await asyncio.gather(
+        *(connection(port, f"bench-{n}", until, latencies) for n in range(CONNECTIONS))
+    )
+    return latencies
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        tokens = Path(tmp) / "tokens"
+        tokens.write_text(f"bench = {token_digest(TOKEN)}\n", encoding="utf-8")
+        env = {"BENCH_TOKENS": str(tokens)}
+        floor, floor_port = start("floor", env)
+        ours, ours_port = start("served", env)
+        try:
+            asyncio.run(load(floor_port, 0.5))  # warm both up
+            asyncio.run(load(ours_port, 0.5))
+            results: dict[str, list[list[float]]] = {"floor": [], "ours": []}
+            for _ in range(ROUNDS):
+                results["floor"].append(asyncio.run(load(floor_port, SECONDS)))
+                results["ours"].append(asyncio.run(load(ours_port, SECONDS)))
+        finally:
+            for process in (floor, ours):
+                process.terminate()
+                process.wait(10)
+    print(
+        f"hook server vs bare Starlette: {ROUNDS} rounds x {SECONDS:g} s, "
+        f"{CONNECTIONS} connections, one uvicorn worker each"
+    )
+    print(f"{'':<8}{'decisions/s':>14}{'p50 ms':>10}{'p99 ms':>10}")
+    figures = {}
+    for name, rounds in results.items():
+        rates = [len(r) / SECONDS for r in rounds]
+        every = [x for r in rounds for x in r]
+        rate = statistics.median(rates)
+        p50, p99 = percentile(every, 0.50) * 1000, percentile(every, 0.99) * 1000
+        figures[name] = (rate, p50, p99)
+        print(f"{name:<8}{rate:>14,.0f}{p50:>10.2f}{p99:>10.2f}")
+    ratio = figures["ours"][0] / figures["floor"][0]
+    added = figures["ours"][1] - figures["floor"][1]
+    print(
+        f"ours / floor throughput: {ratio:.2f} (goal >= 0.50); p50 added: {added:+.2f} ms (goal <= +1 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
