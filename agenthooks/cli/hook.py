@@ -34,7 +34,7 @@ def add_parser(sub: Subparsers) -> None:
     """Register the ``hook`` command."""
     parser = sub.add_parser(
         "hook",
-        help="a command hook that asks the hook server (for Codex, or any command hook)",
+        help="a command hook (Codex) that asks the hook server",
         description="Read a hook input on stdin, ask the hook server, print the answer; a "
         "deny exits 2 with the reason on stderr. An unreachable server fails closed for "
         "the events that can refuse and open for the others.",

@@ -20,7 +20,7 @@ def add_parser(sub: Subparsers) -> None:
     """Register the ``serve`` command."""
     parser = sub.add_parser(
         "serve",
-        help="serve the bus and its plugins to hook clients over HTTP (Claude Code, Codex...)",
+        help="serve the bus and its plugins to hook clients (Claude Code, Codex) over HTTP",
         description="Serve the installed plugins (loaded as HookBus(plugins='auto') loads "
         "them, configured by their environment variables) to hook clients over HTTP: "
         "Claude Code at /v1/hooks/claude-code, Codex at /v1/hooks/codex, and more. "
