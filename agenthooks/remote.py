@@ -177,7 +177,7 @@ class RemoteHooks:
         try:
             await self.ask("on_chat_end", ctx)
         except RemoteHooksError as exc:  # a report: the run's end never waits on the server
-            log.warning("remote_hooks_unanswered", event="on_chat_end", error=str(exc))
+            log.warning("remote_hooks_unanswered", hook_event="on_chat_end", error=str(exc))
 
     async def aclose(self) -> None:
         """Close the HTTP clients this plugin made."""
