@@ -105,12 +105,18 @@ class ServerThread:
         self.thread.join(20)
 
 
+class ServedURL(str):
+    """The base URL of a started ``agenthooks serve``, with its ``process``."""
+
+    process: subprocess.Popen[str]
+
+
 @contextmanager
 def serve_command(
     *args: str, env: dict[str, str] | None = None, port: int | None = None
-) -> Iterator[str]:
+) -> Iterator[ServedURL]:
     """``python -m agenthooks serve ARGS`` from the checkout, until the block ends; yields
-    its base URL once ``/healthz`` answers."""
+    its base URL (with the ``process``) once ``/healthz`` answers."""
     port = port or free_port()
     command = [sys.executable, "-m", "agenthooks.cli", "serve", "--port", str(port), *args]
     # its output goes to a file: a pipe nobody reads would stall a chatty server
@@ -122,7 +128,8 @@ def serve_command(
             stderr=subprocess.STDOUT,
             text=True,
         )
-        url = f"http://127.0.0.1:{port}"
+        url = ServedURL(f"http://127.0.0.1:{port}")
+        url.process = process
         try:
             deadline = time.monotonic() + 60
             while True:
@@ -147,6 +154,19 @@ def serve_command(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def children(pid: int) -> list[int]:
+    """The process ids whose parent is ``pid`` (uvicorn's workers), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
 
 
 def hook_settings(

@@ -25,7 +25,9 @@ for _folder in ("providers", "server"):
         sys.path.insert(0, str(_TESTS / _folder))
 
 from anthropic_server import AnthropicServer, message, stream_reply, text, tool_use  # noqa: E402
+from redis_support import own_redis  # noqa: E402
 from server_support import (  # noqa: E402
+    children,
     claude_missing,
     hook_settings,
     result_text,
@@ -285,3 +287,107 @@ def test_two_workers_serve_one_session_as_one_run(tmp_path: Path, url: str, pref
     assert types.count("pre_tool_call") == 30
     assert {r["run_id"] for r in records} == {f"claude-code-{session}"}
     assert {r["agent"] for r in records} == {"ada"}
+
+
+def _pre_tool(session: str, command: str) -> dict[str, Any]:
+    return {
+        "session_id": session,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_x",
+    }
+
+
+def _decision(response: httpx.Response) -> Any:
+    return response.json().get("hookSpecificOutput", {}).get("permissionDecision")
+
+
+def test_a_worker_killed_mid_answer_fails_closed_and_the_server_keeps_serving(
+    tmp_path: Path, url: str, prefix: str
+) -> None:
+    team = Team(tmp_path, url, prefix, claude=False)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with serve_command(
+        "--token-file", str(team.tokens), "--workers", "2", "--redis", url, env=team.env
+    ) as server:
+        workers = children(server.process.pid)
+        # multiprocessing's resource tracker is a child too: the workers answer /healthz
+        assert len(workers) >= 2
+        failures: list[str] = []
+
+        def waiting() -> None:
+            # an ask the Redis approver holds until someone answers: the worker dies first
+            try:
+                httpx.post(
+                    f"{server}/v1/hooks/claude-code",
+                    json=_pre_tool(f"s-{uuid.uuid4().hex}", "echo x # deploy"),
+                    headers=headers,
+                    timeout=30,
+                )
+                failures.append("answered")
+            except httpx.HTTPError as exc:
+                failures.append(type(exc).__name__)
+
+        thread = threading.Thread(target=waiting)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not team.cli("approvals", "list", "--source", "redis", "--json").stdout.strip(
+            "[]\n "
+        ):
+            assert time.monotonic() < deadline, "the ask never reached the approver"
+            time.sleep(0.2)
+        for pid in workers:
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+        thread.join(40)
+        # the client saw a failure (closed with onFailure: "block"), never an allow
+        assert failures and failures[0] != "answered"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                got = httpx.post(
+                    f"{server}/v1/hooks/claude-code",
+                    json=_pre_tool(f"s-{uuid.uuid4().hex}", "rm -rf build"),
+                    headers=headers,
+                    timeout=10,
+                )
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "no worker came back"
+                time.sleep(0.5)
+        assert _decision(got) == "deny"
+
+
+def test_redis_restarted_fails_closed_then_serves_again(
+    tmp_path: Path, url: str, prefix: str
+) -> None:
+    team = Team(tmp_path, url, prefix, claude=False)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with (
+        own_redis(tmp_path) as state_redis,
+        serve_command(
+            "--token-file", str(team.tokens), "--redis", state_redis.url, env=team.env
+        ) as server,
+    ):
+
+        def ask(session: str) -> httpx.Response:
+            return httpx.post(
+                f"{server}/v1/hooks/claude-code",
+                json=_pre_tool(session, "rm -rf build"),
+                headers=headers,
+                timeout=30,
+            )
+
+        before = ask("s-before")
+        state_redis.stop()
+        during = ask("s-during")
+        state_redis.start()
+        after = [ask("s-after") for _ in range(2)]
+    assert _decision(before) == "deny"
+    assert during.status_code == 500
+    assert during.json()["error"].startswith("hook failed: ConnectionError: ")
+    assert "\n" not in during.json()["error"]
+    assert [_decision(a) for a in after] == ["deny", "deny"]
