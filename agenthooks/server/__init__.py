@@ -13,7 +13,7 @@ EXTRA_HINT = "the hook server needs its extra: pip install 'agenthooks[server]'"
 """The one line said when the extra's packages are missing."""
 
 try:
-    from .app import BODY_LIMIT, create_app
+    from .app import BODY_LIMIT, CLIENTS_GROUP, Answer, create_app, installed_clients
     from .auth import ANONYMOUS, Caller, TokenFileError, Tokens, token_digest
     from .errors import BadRequest, BodyTooLarge, NotServed, RequestError
     from .runs import ResultVerdict, ServedRun, ToolVerdict
@@ -27,7 +27,9 @@ except ImportError as exc:
 __all__ = [
     "ANONYMOUS",
     "BODY_LIMIT",
+    "CLIENTS_GROUP",
     "EXTRA_HINT",
+    "Answer",
     "BadRequest",
     "BodyTooLarge",
     "Caller",
@@ -45,5 +47,6 @@ __all__ = [
     "Tokens",
     "ToolVerdict",
     "create_app",
+    "installed_clients",
     "token_digest",
 ]

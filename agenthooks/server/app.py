@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from importlib import metadata
 from typing import Any
 
 from starlette.applications import Starlette
@@ -148,8 +149,10 @@ def create_app(
         tokens: The accepted bearer tokens (``Tokens.from_file(path)``); ``None`` serves
             every request without authentication (keep such a server on loopback).
         body_limit: Bytes a request body may have (413 above).
-        clients: Extra client routes, ``{name: answer}`` served at ``/v1/hooks/NAME``
-            (the built-in clients are always served).
+        clients: More clients, ``{name: answer}``, each served at ``/v1/NAME``; by default
+            the installed ones (the ``agenthooks.server_clients`` entry points, e.g.
+            ``agent-hooks`` from agenthooks-agent-hooks-spec). The built-in clients (Claude
+            Code, Codex, our own wire) are always served.
         state: Where sessions' state is shared: ``RedisState(url)`` for several workers or
             hosts; by default this process's memory (one worker).
         session_limit: Open sessions kept per process (the oldest is ended beyond it).
@@ -163,7 +166,7 @@ def create_app(
         claude_code.CLIENT: claude_code.answer,
         codex.CLIENT: codex.answer,
     }
-    served.update(clients or {})
+    extra = dict(installed_clients() if clients is None else clients)
 
     def client_route(name: str, answer: Answer) -> Callable[[Request], Awaitable[Response]]:
         async def route(request: Request) -> Response:
@@ -173,7 +176,9 @@ def create_app(
             try:
                 body = await read_json(request, body_limit)
                 if isinstance(body, dict):
-                    named = body.get("hook_event_name", body.get("event"))
+                    named = next(
+                        (body[k] for k in _EVENT_KEYS if isinstance(body.get(k), str)), "-"
+                    )
                     # a label value: bounded, so a hostile client cannot grow the series
                     event = named[:64] if isinstance(named, str) else "-"
                 result = await answer(sessions, caller.name, body)
@@ -216,8 +221,11 @@ def create_app(
     ]
     for name, answer in served.items():
         routes.append(Route(f"/v1/hooks/{name}", client_route(name, answer), methods=["POST"]))
-    for path, (name, answer) in _extra_routes().items():
-        routes.append(Route(path, client_route(name, answer), methods=["POST"]))
+    routes.append(
+        Route("/v1/events", client_route(events_wire.CLIENT, events_wire.answer), methods=["POST"])
+    )
+    for name, answer in extra.items():
+        routes.append(Route(f"/v1/{name}", client_route(name, answer), methods=["POST"]))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
@@ -233,9 +241,31 @@ def create_app(
     return app
 
 
-def _extra_routes() -> dict[str, tuple[str, Answer]]:
-    """The routes of the clients that are not hook clients (our own wire)."""
-    return {"/v1/events": (events_wire.CLIENT, events_wire.answer)}
+_EVENT_KEYS = ("hook_event_name", "event", "interception_point")
+"""Where each client's body names its event (for the metrics' ``event`` label)."""
+
+CLIENTS_GROUP = "agenthooks.server_clients"
+"""The entry-point group of installed clients: each name is served at ``/v1/NAME`` by the
+``answer(sessions, caller, body)`` coroutine function its entry point loads."""
 
 
-__all__ = ["BODY_LIMIT", "OPEN_PATHS", "Answer", "BearerAuth", "create_app", "read_json"]
+def installed_clients() -> dict[str, Answer]:
+    """The clients installed through ``CLIENTS_GROUP``, by name (sorted). An entry point that
+    fails to load raises: a server that silently lacks a client its callers expect would
+    answer them 404."""
+    found: dict[str, Answer] = {}
+    for ep in sorted(metadata.entry_points(group=CLIENTS_GROUP), key=lambda ep: ep.name):
+        found[ep.name] = ep.load()
+    return found
+
+
+__all__ = [
+    "BODY_LIMIT",
+    "CLIENTS_GROUP",
+    "OPEN_PATHS",
+    "Answer",
+    "BearerAuth",
+    "create_app",
+    "installed_clients",
+    "read_json",
+]
