@@ -50,7 +50,7 @@ def outcome(answer: Any) -> str:
         return "none"
     if answer.get("continue") is False:
         return "stop"
-    if answer.get("decision") in ("block", "deny"):
+    if answer.get("decision") == "block":
         return "block"
     specific = answer.get("hookSpecificOutput")
     if isinstance(specific, dict):
@@ -63,9 +63,10 @@ def outcome(answer: Any) -> str:
             return "redact"
         if decision == "allow":
             return "allow"
-    verdict = answer.get("verdict") or answer.get("decision")
-    if isinstance(verdict, str):
-        return verdict
+    verdict = answer.get("verdict", answer)  # our wire, or AGENT-HOOKS-0.1's envelope
+    decision = verdict.get("decision") if isinstance(verdict, dict) else None
+    if isinstance(decision, str):
+        return decision
     return "none"
 
 

@@ -113,7 +113,11 @@ class ServedURL(str):
 
 @contextmanager
 def serve_command(
-    *args: str, env: dict[str, str] | None = None, port: int | None = None
+    *args: str,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+    scheme: str = "http",
+    verify: Any = True,
 ) -> Iterator[ServedURL]:
     """``python -m agenthooks serve ARGS`` from the checkout, until the block ends; yields
     its base URL (with the ``process``) once ``/healthz`` answers."""
@@ -128,7 +132,7 @@ def serve_command(
             stderr=subprocess.STDOUT,
             text=True,
         )
-        url = ServedURL(f"http://127.0.0.1:{port}")
+        url = ServedURL(f"{scheme}://127.0.0.1:{port}")
         url.process = process
         try:
             deadline = time.monotonic() + 60
@@ -139,7 +143,7 @@ def serve_command(
                         f"agenthooks serve exited {process.returncode}: {log.read()}"
                     )
                 try:
-                    if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    if httpx.get(f"{url}/healthz", timeout=1, verify=verify).status_code == 200:
                         break
                 except httpx.HTTPError:
                     pass

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 from server_support import serve_command, write_tokens
 
 from agenthooks.cli import main
+from agenthooks.testing import require
 
 
 @pytest.mark.parametrize(
@@ -93,3 +96,48 @@ def test_serve_answers_with_the_installed_plugins_switched_off(tmp_path: Path) -
     assert (got.status_code, got.json()) == (200, {})
     assert refused.status_code == 401
     assert os.environ.get("AGENTHOOKS_SERVER_TOKEN_FILE") is None  # the parent's untouched
+
+
+def test_serve_speaks_tls_with_uvicorns_certificate_options(tmp_path: Path) -> None:
+    openssl = shutil.which("openssl")
+    require(None if openssl else "openssl is not installed: the TLS test makes its certificate")
+    assert openssl is not None
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    tokens = write_tokens(tmp_path / "tokens", ada="tok-a")
+    context = ssl.create_default_context(cafile=str(cert))
+    args = ("--token-file", str(tokens), "--ssl-certfile", str(cert), "--ssl-keyfile", str(key))
+    with serve_command(*args, scheme="https", verify=context) as url:
+        got = httpx.post(
+            f"{url}/v1/hooks/claude-code",
+            json={"session_id": "s", "hook_event_name": "Stop"},
+            headers={"Authorization": "Bearer tok-a"},
+            verify=context,
+            timeout=10,
+        )
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://127.0.0.1:{url.rsplit(':', 1)[1]}/healthz", timeout=5)
+    assert (got.status_code, got.json()) == (200, {})
+    assert url.startswith("https://")

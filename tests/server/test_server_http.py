@@ -328,3 +328,26 @@ def test_a_bad_token_file_names_the_line(tmp_path: Path, text: str, error: str) 
     with pytest.raises(TokenFileError) as caught:
         Tokens.from_file(path)
     assert str(caught.value) == f"{tmp_path}/{error}"
+
+
+def test_our_wire_counts_its_verdicts(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    event = {
+        "event": "pre_tool_call",
+        "run_id": "r1",
+        "agent": "worker",
+        "call": {"id": "c1", "name": "Bash", "arguments": {"command": "rm x"}},
+    }
+    with bench as server:
+        got = httpx.post(
+            f"{server.url}/v1/events",
+            json=event,
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            timeout=10,
+        )
+        metrics = httpx.get(f"{server.url}/metrics").text
+    assert got.json() == {"decision": "deny", "reason": "no rm"}
+    assert (
+        'agenthooks_server_decisions_total{client="events",event="pre_tool_call",outcome="deny"} 1.0'
+        in metrics
+    )
