@@ -1,7 +1,7 @@
 """``agenthooks serve``: the hook server (the bus and its installed plugins, over HTTP).
 
     agenthooks serve [--host 127.0.0.1] [--port 8765] (--token-file FILE | --no-auth)
-                     [--workers N --redis URL] [--body-limit BYTES]
+                     [--workers N --redis URL] [--rate CALLS/SECONDS] [--body-limit BYTES]
                      [--ssl-certfile F --ssl-keyfile F]
 
 Needs the ``server`` extra. ``--no-auth`` is refused unless the host is a loopback address.
@@ -51,6 +51,12 @@ def add_parser(sub: Subparsers) -> None:
         default=None,
         metavar="BYTES",
         help="largest request body accepted (1048576)",
+    )
+    parser.add_argument(
+        "--rate",
+        metavar="CALLS/SECONDS",
+        help="requests per caller in any window (600/60); over it: 429 (with --redis: across "
+        "workers)",
     )
     parser.add_argument("--ssl-certfile", metavar="FILE", help="TLS certificate (PEM)")
     parser.add_argument("--ssl-keyfile", metavar="FILE", help="TLS private key (PEM)")
@@ -110,6 +116,14 @@ def run(args: argparse.Namespace) -> int:
         os.environ[main.REDIS_ENV] = args.redis
     else:
         os.environ.pop(main.REDIS_ENV, None)
+    if args.rate:
+        try:
+            main.parse_rate(args.rate)
+        except ValueError as exc:
+            raise CLIError(f"--rate: {exc}") from None
+        os.environ[main.RATE_ENV] = args.rate
+    else:
+        os.environ.pop(main.RATE_ENV, None)
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
         raise CLIError("TLS needs both --ssl-certfile and --ssl-keyfile")
     uvicorn.run(

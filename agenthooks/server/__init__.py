@@ -15,7 +15,7 @@ EXTRA_HINT = "the hook server needs its extra: pip install 'agenthooks[server]'"
 try:
     from .app import BODY_LIMIT, CLIENTS_GROUP, Answer, create_app, installed_clients
     from .auth import ANONYMOUS, Caller, TokenFileError, Tokens, token_digest
-    from .errors import BadRequest, BodyTooLarge, NotServed, RequestError
+    from .errors import BadRequest, BodyTooLarge, NotServed, RateLimited, RequestError
     from .runs import ResultVerdict, ServedRun, ToolVerdict
     from .sessions import SessionOwnerError, Sessions
     from .state import MemoryState, RedisState, Session, SessionState
@@ -35,6 +35,7 @@ __all__ = [
     "Caller",
     "MemoryState",
     "NotServed",
+    "RateLimited",
     "RedisState",
     "RequestError",
     "ResultVerdict",

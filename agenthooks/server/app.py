@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..bus import HookBus
 from . import claude_code, codex, events_wire
 from .auth import ANONYMOUS, Caller, Tokens
-from .errors import BadRequest, BodyTooLarge, RequestError
+from .errors import BadRequest, BodyTooLarge, RateLimited, RequestError
 from .metrics import CONTENT_TYPE, Metrics, outcome
 from .sessions import SessionOwnerError, Sessions
 from .state import SessionState
@@ -138,6 +138,7 @@ def create_app(
     body_limit: int = BODY_LIMIT,
     clients: Mapping[str, Answer] | None = None,
     state: SessionState | None = None,
+    rate: tuple[int, float] | None = None,
     session_limit: int = 10_000,
 ) -> Starlette:
     """The hook server's ASGI app in front of ``bus`` (run it with uvicorn, or any ASGI
@@ -155,11 +156,16 @@ def create_app(
             Code, Codex, our own wire) are always served.
         state: Where sessions' state is shared: ``RedisState(url)`` for several workers or
             hosts; by default this process's memory (one worker).
+        rate: ``(calls, seconds)``: at most that many requests per caller in any window of
+            that many seconds, counted in ``state`` (so across workers with ``RedisState``);
+            beyond it a 429 before any handler runs.
         session_limit: Open sessions kept per process (the oldest is ended beyond it).
 
     Returns:
         A Starlette app; ``app.state.sessions`` and ``app.state.metrics`` hold its state.
     """
+    if rate is not None and (rate[0] < 1 or rate[1] <= 0):
+        raise ValueError(f"create_app: rate must be (calls >= 1, seconds > 0), not {rate!r}")
     metrics = Metrics()
     sessions = Sessions(bus, state=state, limit=session_limit)
     served: dict[str, Answer] = {
@@ -174,6 +180,13 @@ def create_app(
             started = time.perf_counter()
             event = "-"
             try:
+                if rate is not None:
+                    made = await sessions.state.spend(caller.name, *rate)
+                    if made is not None:
+                        raise RateLimited(
+                            f"rate limit: caller {caller.name!r} made {made} requests in the "
+                            f"last {rate[1]:g} s, the limit is {rate[0]}"
+                        )
                 body = await read_json(request, body_limit)
                 if isinstance(body, dict):
                     named = next(

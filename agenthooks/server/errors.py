@@ -23,6 +23,12 @@ class BodyTooLarge(RequestError):
     status = 413
 
 
+class RateLimited(RequestError):
+    """A caller over its rate limit (429): no handler ran."""
+
+    status = 429
+
+
 class NotServed(RequestError):
     """A request for a session the caller may not use (403)."""
 
@@ -45,4 +51,12 @@ MISSING: object = _MISSING
 """The value ``field_error`` reports as ``missing``."""
 
 
-__all__ = ["MISSING", "BadRequest", "BodyTooLarge", "NotServed", "RequestError", "field_error"]
+__all__ = [
+    "MISSING",
+    "BadRequest",
+    "BodyTooLarge",
+    "NotServed",
+    "RateLimited",
+    "RequestError",
+    "field_error",
+]

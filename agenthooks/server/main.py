@@ -17,6 +17,8 @@ TOKEN_FILE_ENV = "AGENTHOOKS_SERVER_TOKEN_FILE"
 without authentication."""
 NO_AUTH_ENV = "AGENTHOOKS_SERVER_NO_AUTH"
 BODY_LIMIT_ENV = "AGENTHOOKS_SERVER_BODY_LIMIT"
+RATE_ENV = "AGENTHOOKS_SERVER_RATE"
+"""Requests per caller, ``CALLS/SECONDS`` (``--rate``); unset: no limit."""
 REDIS_ENV = "AGENTHOOKS_SERVER_REDIS_URL"
 """The Redis where sessions' state is shared (``--redis``); unset: this worker's memory."""
 
@@ -39,8 +41,33 @@ def app_from_environment() -> Starlette:
     limit = int(os.environ.get(BODY_LIMIT_ENV) or BODY_LIMIT)
     redis_url = os.environ.get(REDIS_ENV)
     state = RedisState(redis_url) if redis_url else None
+    rate = parse_rate(os.environ[RATE_ENV]) if os.environ.get(RATE_ENV) else None
     bus = HookBus(plugins="auto")
-    return create_app(bus, tokens=tokens, body_limit=limit, state=state)
+    return create_app(bus, tokens=tokens, body_limit=limit, state=state, rate=rate)
 
 
-__all__ = ["BODY_LIMIT_ENV", "NO_AUTH_ENV", "REDIS_ENV", "TOKEN_FILE_ENV", "app_from_environment"]
+def parse_rate(text: str) -> tuple[int, float]:
+    """``CALLS/SECONDS`` (``600/60``) as ``(calls, seconds)``.
+
+    Raises:
+        ValueError: Naming the text and the form expected.
+    """
+    calls, _, seconds = text.partition("/")
+    try:
+        parsed = (int(calls), float(seconds))
+    except ValueError:
+        parsed = (0, 0.0)
+    if parsed[0] < 1 or parsed[1] <= 0:
+        raise ValueError(f"rate {text!r}: expected CALLS/SECONDS with both positive, e.g. 600/60")
+    return parsed
+
+
+__all__ = [
+    "BODY_LIMIT_ENV",
+    "NO_AUTH_ENV",
+    "RATE_ENV",
+    "REDIS_ENV",
+    "TOKEN_FILE_ENV",
+    "app_from_environment",
+    "parse_rate",
+]

@@ -9,6 +9,8 @@ workers and hosts serve one session as one run.
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -43,6 +45,12 @@ class SessionState(Protocol):
         """Drop an ended session (the same id later starts a new run)."""
         ...
 
+    async def spend(self, caller: str, calls: int, per: float) -> int | None:
+        """Count one request of ``caller`` in a sliding window of ``per`` seconds: ``None``
+        when it is within ``calls``, else the number already made in the window (the request
+        is then not counted)."""
+        ...
+
     async def aclose(self) -> None:
         """Release connections."""
         ...
@@ -53,6 +61,7 @@ class MemoryState:
 
     def __init__(self) -> None:
         self._sessions: dict[str, Session] = {}
+        self._windows: dict[str, deque[float]] = {}
 
     async def open(self, key: str, caller: str) -> Session:
         """See ``SessionState.open``."""
@@ -76,8 +85,37 @@ class MemoryState:
         """See ``SessionState.forget``."""
         self._sessions.pop(key, None)
 
+    async def spend(self, caller: str, calls: int, per: float) -> int | None:
+        """See ``SessionState.spend``."""
+        now = time.monotonic()
+        window = self._windows.setdefault(caller, deque())
+        while window and window[0] <= now - per:
+            window.popleft()
+        if len(window) >= calls:
+            return len(window)
+        window.append(now)
+        return None
+
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+_SPEND = """
+local now = redis.call('TIME')
+local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', micros - window)
+local made = redis.call('ZCARD', KEYS[1])
+if made >= tonumber(ARGV[1]) then
+  return made
+end
+redis.call('ZADD', KEYS[1], micros, micros .. '-' .. redis.call('INCR', KEYS[1] .. ':n'))
+redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000))
+redis.call('PEXPIRE', KEYS[1] .. ':n', math.ceil(window / 1000))
+return -1
+"""
+"""A sliding window per caller: drop what left it, refuse when full, else count this one
+(members are unique: two requests in one microsecond both count)."""
 
 
 class RedisState:
@@ -133,6 +171,15 @@ class RedisState:
     async def forget(self, key: str) -> None:
         """See ``SessionState.forget``."""
         await self._clients.get().delete(self.prefix + key)
+
+    async def spend(self, caller: str, calls: int, per: float) -> int | None:
+        """See ``SessionState.spend``: one script, on Redis's clock, so every worker and
+        host counts against one window per caller."""
+        client = self._clients.get()
+        made = await client.eval(
+            _SPEND, 1, f"{self.prefix}rate:{caller}", calls, int(per * 1_000_000)
+        )
+        return None if int(made) < 0 else int(made)
 
     async def aclose(self) -> None:
         """Close this process's Redis clients."""

@@ -141,3 +141,11 @@ def test_serve_speaks_tls_with_uvicorns_certificate_options(tmp_path: Path) -> N
             httpx.get(f"http://127.0.0.1:{url.rsplit(':', 1)[1]}/healthz", timeout=5)
     assert (got.status_code, got.json()) == (200, {})
     assert url.startswith("https://")
+
+
+def test_a_bad_rate_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--no-auth", "--rate", "lots"]) == 2
+    assert capsys.readouterr().err == (
+        "agenthooks serve: error: --rate: rate 'lots': expected CALLS/SECONDS with both "
+        "positive, e.g. 600/60\n"
+    )

@@ -351,3 +351,16 @@ def test_our_wire_counts_its_verdicts(tmp_path: Path) -> None:
         'agenthooks_server_decisions_total{client="events",event="pre_tool_call",outcome="deny"} 1.0'
         in metrics
     )
+
+
+def test_a_caller_over_its_rate_is_429_before_any_handler(tmp_path: Path) -> None:
+    bench = Bench(tmp_path, rate=(3, 60))
+    with bench as server:
+        mine = [post(server.url, pre_tool(session=f"r{n}", command=f"ls {n}")) for n in range(4)]
+        theirs = post(server.url, pre_tool(session="other", command="ls b"), token=OTHER)
+    assert [r.status_code for r in mine] == [200, 200, 200, 429]
+    assert mine[3].json() == {
+        "error": "rate limit: caller 'ada' made 3 requests in the last 60 s, the limit is 3"
+    }
+    assert theirs.status_code == 200  # each caller has a window of its own
+    assert bench.calls == ["ls 0", "ls 1", "ls 2", "ls b"]

@@ -391,3 +391,31 @@ def test_redis_restarted_fails_closed_then_serves_again(
     assert during.json()["error"].startswith("hook failed: ConnectionError: ")
     assert "\n" not in during.json()["error"]
     assert [_decision(a) for a in after] == ["deny", "deny"]
+
+
+def test_a_rate_per_caller_holds_across_workers(tmp_path: Path, url: str, prefix: str) -> None:
+    team = Team(tmp_path, url, prefix, claude=False)
+    caller = f"rate{uuid.uuid4().hex[:8]}"
+    tokens = write_tokens(tmp_path / "tokens-rate", **{caller: "tok-rate-1"})
+    with serve_command(
+        "--token-file",
+        str(tokens),
+        "--workers",
+        "2",
+        "--redis",
+        url,
+        "--rate",
+        "5/60",
+        env=team.env,
+    ) as server:
+        codes = []
+        for n in range(8):
+            with httpx.Client(timeout=30) as client:  # new connections: both workers answer
+                codes.append(
+                    client.post(
+                        f"{server}/v1/hooks/claude-code",
+                        json=_pre_tool(f"s-{n}", "ls"),
+                        headers={"Authorization": "Bearer tok-rate-1"},
+                    ).status_code
+                )
+    assert codes == [200] * 5 + [429] * 3
