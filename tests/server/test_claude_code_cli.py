@@ -21,7 +21,7 @@ from server_support import (
     write_tokens,
 )
 
-from agenthooks import Deny, HookBus, ToolCall
+from agenthooks import Ask, Deny, HookBus, ToolCall
 from agenthooks.server import Tokens, create_app
 from agenthooks.testing import require
 
@@ -219,3 +219,18 @@ def test_a_wrong_token_fails_closed_with_on_failure_block(tmp_path: Path) -> Non
     assert ran == []  # no handler ran for the unknown token
     assert served.records == []
     assert result["result"] == "blocked"
+
+
+def test_an_ask_goes_to_claude_codes_own_prompt_which_headless_refuses(tmp_path: Path) -> None:
+    served = Served(tmp_path)
+    made = served.workdir / "made.txt"
+    served.bus.on("pre_tool_call", lambda ctx: Ask("A person must approve writes."), guard=True)
+    result, requests = served.run("write", [bash(f"echo hi > {made}"), answer("ok")])
+
+    assert not made.exists()  # `claude -p` has nobody to ask: the call does not run
+    assert [d["tool_use_id"] for d in result["permission_denials"]] == ["toolu_01"]
+    [refused] = tool_results(requests[1])
+    assert result_text(refused).startswith("A person must approve writes.")
+    assert [(r.type, r.asked) for r in served.records if r.type == "pre_tool_call"] == [
+        ("pre_tool_call", "A person must approve writes.")
+    ]
