@@ -248,8 +248,7 @@ async def serve_hook(client: str, sessions: Sessions, caller: str, body: Any) ->
         await served.fail(exc)
         raise
     finally:
-        if served.run.ended is not None and served.stopped is None:
-            await sessions.forget(client, session_id)
+        await sessions.done(served)
 
 
 async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:

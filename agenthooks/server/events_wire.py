@@ -153,8 +153,7 @@ async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:
         await served.fail(exc)
         raise
     finally:
-        if served.run.ended is not None and served.stopped is None:
-            await sessions.forget(CLIENT, run_id)
+        await sessions.done(served)
 
 
 __all__ = ["CLIENT", "EVENTS", "answer"]

@@ -15,7 +15,9 @@ from collections import OrderedDict
 
 from ..bridges import BridgeRun
 from ..bus import HookBus
+from ..bus.signals import RECORD_COUNTS
 from ..errors import AgentHooksError
+from ..events.contexts import RunResumedContext
 from .runs import SERVED_CAPABILITIES, ServedRun
 from .state import MemoryState, SessionState
 
@@ -80,23 +82,41 @@ class Sessions:
                     served = ServedRun(run, client, caller, key=key, state=self.state)
                     self._open[key] = served
                     while len(self._open) > self.limit:
-                        self._open.popitem(last=False)
+                        _, old = self._open.popitem(last=False)
+                        RECORD_COUNTS.pop(old.run.run_id, None)
         else:
             self._open.move_to_end(key)
         served.started = served.started or shared.started
         if shared.stopped is not None:
             served.stopped = shared.stopped
+        await self._catch_up(served, shared.records)
         return served
 
-    async def forget(self, client: str, session_id: str) -> None:
-        """Drop an ended session (a new one with the same id starts a new run)."""
-        key = f"{client}:{session_id}"
-        self._open.pop(key, None)
-        await self.state.forget(key)
+    async def _catch_up(self, served: ServedRun, records: int) -> None:
+        """Number this worker's records of the run on from what every worker emitted: when
+        another worker answered the session since, ``on_run_resumed`` tells the exporters
+        (the Redis stream's ``seq``) where the numbering goes on, as for a resumed run."""
+        run_id = served.run.run_id
+        local = RECORD_COUNTS.setdefault(run_id, 0)
+        if records > local:
+            RECORD_COUNTS[run_id] = records
+            await served.run.fire("on_run_resumed", RunResumedContext, records=records)
+
+    async def done(self, served: ServedRun) -> None:
+        """A request of the session was answered: share how many records its run emitted,
+        and drop the session once its run ended (a stopped one stays, to answer the stop)."""
+        run_id = served.run.run_id
+        await self.state.note_records(served.key, RECORD_COUNTS.get(run_id, 0))
+        if served.run.ended is not None and served.stopped is None:
+            self._open.pop(served.key, None)
+            RECORD_COUNTS.pop(run_id, None)
+            await self.state.forget(served.key)
 
     def clear(self) -> None:
         """Forget every open session without ending it (this process stops serving): the
         client's session goes on, and the worker that gets its next request takes it up."""
+        for served in self._open.values():
+            RECORD_COUNTS.pop(served.run.run_id, None)
         self._open.clear()
 
 

@@ -24,6 +24,9 @@ class Session:
     owner: str
     started: bool = False
     stopped: str | None = None
+    records: int = 0
+    """The ``on_event`` records the session's run emitted so far, in every worker (so the
+    worker that takes the session up next numbers its records on from there)."""
 
 
 class SessionState(Protocol):
@@ -43,6 +46,11 @@ class SessionState(Protocol):
 
     async def forget(self, key: str) -> None:
         """Drop an ended session (the same id later starts a new run)."""
+        ...
+
+    async def note_records(self, key: str, count: int) -> None:
+        """The session's run has emitted ``count`` records so far (kept when it is more than
+        the count known)."""
         ...
 
     async def spend(self, caller: str, calls: int, per: float) -> int | None:
@@ -85,6 +93,12 @@ class MemoryState:
         """See ``SessionState.forget``."""
         self._sessions.pop(key, None)
 
+    async def note_records(self, key: str, count: int) -> None:
+        """See ``SessionState.note_records``."""
+        session = self._sessions.get(key)
+        if session is not None and count > session.records:
+            session.records = count
+
     async def spend(self, caller: str, calls: int, per: float) -> int | None:
         """See ``SessionState.spend``."""
         now = time.monotonic()
@@ -116,6 +130,14 @@ return -1
 """
 """A sliding window per caller: drop what left it, refuse when full, else count this one
 (members are unique: two requests in one microsecond both count)."""
+
+
+_MAX_RECORDS = """
+if redis.call('EXISTS', KEYS[1]) == 1 and
+   tonumber(redis.call('HGET', KEYS[1], 'records') or '0') < tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'records', ARGV[1])
+end
+"""
 
 
 class RedisState:
@@ -158,6 +180,7 @@ class RedisState:
             owner=fields.get("owner", caller),
             started=fields.get("started") == "1",
             stopped=fields.get("stopped"),
+            records=int(fields.get("records", 0)),
         )
 
     async def claim_start(self, key: str) -> bool:
@@ -171,6 +194,10 @@ class RedisState:
     async def forget(self, key: str) -> None:
         """See ``SessionState.forget``."""
         await self._clients.get().delete(self.prefix + key)
+
+    async def note_records(self, key: str, count: int) -> None:
+        """See ``SessionState.note_records`` (one script: set when greater)."""
+        await self._clients.get().eval(_MAX_RECORDS, 1, self.prefix + key, count)
 
     async def spend(self, caller: str, calls: int, per: float) -> int | None:
         """See ``SessionState.spend``: one script, on Redis's clock, so every worker and

@@ -287,6 +287,10 @@ def test_two_workers_serve_one_session_as_one_run(tmp_path: Path, url: str, pref
     assert types.count("pre_tool_call") == 30
     assert {r["run_id"] for r in records} == {f"claude-code-{session}"}
     assert {r["agent"] for r in records} == {"ada"}
+    # numbered on across the workers: a worker taking the session up says so first
+    assert sorted(r["seq"] for r in records) == list(range(1, len(records) + 1))
+    assert len({r["seq"] for r in records}) == len(records)
+    assert types.count("on_run_resumed") >= 1  # both workers answered
 
 
 def _pre_tool(session: str, command: str) -> dict[str, Any]:

@@ -174,8 +174,7 @@ async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:
             await served.fail(exc)
             raise
         finally:
-            if served.run.ended is not None and served.stopped is None:
-                await sessions.forget(CLIENT, session_id)
+            await sessions.done(served)
     return InterceptorResponse(verdict=verdict, extensions=extensions).to_wire()
 
 
