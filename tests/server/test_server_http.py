@@ -364,3 +364,86 @@ def test_a_caller_over_its_rate_is_429_before_any_handler(tmp_path: Path) -> Non
     }
     assert theirs.status_code == 200  # each caller has a window of its own
     assert bench.calls == ["ls 0", "ls 1", "ls 2", "ls b"]
+
+
+def test_every_claude_code_event_maps_to_its_event_in_order(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    session = {"session_id": "seq", "cwd": "/repo", "transcript_path": "/t.jsonl"}
+    tool = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_9"}
+    events = [
+        {"hook_event_name": "SessionStart", "source": "startup"},
+        {"hook_event_name": "UserPromptSubmit", "prompt": "list files"},
+        {"hook_event_name": "PreToolUse", **tool},
+        {"hook_event_name": "PostToolUse", **tool, "tool_response": {"stdout": "a b"}},
+        {"hook_event_name": "PreToolUse", **tool},
+        {"hook_event_name": "PostToolUseFailure", **tool, "error": "exit 1"},
+        {"hook_event_name": "SubagentStart", "agent_id": "ag1", "agent_type": "Explore"},
+        {
+            "hook_event_name": "SubagentStop",
+            "agent_type": "Explore",
+            "last_assistant_message": "ok",
+        },
+        {"hook_event_name": "Notification", "message": "waiting"},
+        {"hook_event_name": "Stop", "stop_hook_active": False},
+        {"hook_event_name": "SessionEnd", "reason": "other"},
+    ]
+    with bench as server:
+        answers = [post(server.url, {**session, **event}).json() for event in events]
+    assert answers == [{}] * len(events)
+    assert [r.type for r in bench.records] == [
+        "on_chat_start",
+        "on_user_message",
+        "pre_tool_call",
+        "on_tool_call_result",
+        "pre_tool_call",
+        "on_tool_call_error",
+        "on_subagent_start",
+        "on_subagent_stop",
+        "claude-code:Notification",
+        "claude-code:Stop",
+        "claude-code:SessionEnd",
+        "on_chat_done",
+        "on_chat_end",
+    ]
+    by_type = {r.type: r for r in bench.records}
+    assert by_type["on_tool_call_result"].output == {"stdout": "a b"}
+    assert by_type["on_tool_call_error"].error == "exit 1"
+    assert by_type["on_subagent_stop"].output == "ok"
+    assert by_type["claude-code:Notification"].input["message"] == "waiting"
+    assert {r.run_id for r in bench.records} == {"claude-code-seq"}
+
+
+def test_a_stop_ends_the_session_and_answers_every_later_event(tmp_path: Path) -> None:
+    from agenthooks import StopRun
+
+    bench = Bench(tmp_path)
+
+    def cap(ctx: Any) -> None:
+        if ctx.call.arguments["command"] == "ls 2":
+            raise StopRun("tool call limit: 1 of 1 tool calls used")
+
+    bench.bus.on("pre_tool_call", cap, guard=True)
+    with bench as server:
+        first = post(server.url, pre_tool(session="cap", command="ls 1"))
+        stopped = post(server.url, pre_tool(session="cap", command="ls 2"))
+        later = post(
+            server.url,
+            {"session_id": "cap", "hook_event_name": "UserPromptSubmit", "prompt": "go on"},
+        )
+    assert first.json() == {}
+    assert stopped.json() == {
+        "continue": False,
+        "stopReason": "tool call limit: 1 of 1 tool calls used",
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "tool call limit: 1 of 1 tool calls used",
+        },
+    }
+    assert later.json() == {
+        "continue": False,
+        "stopReason": "tool call limit: 1 of 1 tool calls used",
+    }
+    types = [r.type for r in bench.records]
+    assert types[-3:] == ["on_stop", "on_chat_error", "on_chat_end"]
+    assert "on_user_message" not in types
