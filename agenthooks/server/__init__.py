@@ -15,7 +15,8 @@ EXTRA_HINT = "the hook server needs its extra: pip install 'agenthooks[server]'"
 try:
     from .app import BODY_LIMIT, CLIENTS_GROUP, Answer, create_app, installed_clients
     from .auth import ANONYMOUS, Caller, TokenFileError, Tokens, token_digest
-    from .errors import BadRequest, BodyTooLarge, NotServed, RateLimited, RequestError
+    from .claude_code import ClientEvent
+    from .errors import BadRequest, BodyTooLarge, RateLimited, RequestError
     from .runs import ResultVerdict, ServedRun, ToolVerdict
     from .sessions import SessionOwnerError, Sessions
     from .state import MemoryState, RedisState, Session, SessionState
@@ -33,8 +34,8 @@ __all__ = [
     "BadRequest",
     "BodyTooLarge",
     "Caller",
+    "ClientEvent",
     "MemoryState",
-    "NotServed",
     "RateLimited",
     "RedisState",
     "RequestError",

@@ -27,40 +27,43 @@ JSON = dict[str, Any]
 
 
 @dataclass(frozen=True)
-class Mapping_:
-    """One row of a client's table: the event of ours, and what the answer carries."""
+class ClientEvent:
+    """One row of a client's table: the event of ours a client event becomes (``on_event``:
+    a record only), and what the client's answer can carry back."""
 
     ours: str
     answers: str
 
 
-EVENTS: Mapping[str, Mapping_] = {
-    "SessionStart": Mapping_(
+EVENTS: Mapping[str, ClientEvent] = {
+    "SessionStart": ClientEvent(
         "on_chat_start", "a deny stops the session (`continue: false` with the reason)"
     ),
-    "UserPromptSubmit": Mapping_(
+    "UserPromptSubmit": ClientEvent(
         "on_user_message", "a deny blocks the prompt (`decision: block` with the reason)"
     ),
-    "PreToolUse": Mapping_(
+    "PreToolUse": ClientEvent(
         "pre_tool_call",
         '`Deny` → `permissionDecision: deny` with the reason the model reads; `{"call"}` → '
         '`updatedInput`; `Ask` → `permissionDecision: ask`; `{"error"}` → deny with its text',
     ),
-    "PostToolUse": Mapping_(
+    "PostToolUse": ClientEvent(
         "on_tool_call_result",
         "a deny → `decision: block` with the reason; a rewritten result of an MCP tool → "
         "`updatedMCPToolOutput` (redaction)",
     ),
-    "PostToolUseFailure": Mapping_(
+    "PostToolUseFailure": ClientEvent(
         "on_tool_call_error", "a deny → `decision: block` with the reason"
     ),
-    "SubagentStart": Mapping_("on_subagent_start", "nothing (an observer)"),
-    "SubagentStop": Mapping_("on_subagent_stop", "nothing (an observer)"),
-    "SessionEnd": Mapping_("on_chat_done", "nothing: the run ends (`on_chat_end` follows)"),
-    "Stop": Mapping_("on_event", "nothing: a record `claude-code:Stop`"),
-    "PreCompact": Mapping_("on_event", "nothing: a record `claude-code:PreCompact`"),
-    "PermissionRequest": Mapping_("on_event", "nothing: a record `claude-code:PermissionRequest`"),
-    "Notification": Mapping_("on_event", "nothing: a record `claude-code:Notification`"),
+    "SubagentStart": ClientEvent("on_subagent_start", "nothing (an observer)"),
+    "SubagentStop": ClientEvent("on_subagent_stop", "nothing (an observer)"),
+    "SessionEnd": ClientEvent("on_chat_done", "nothing: the run ends (`on_chat_end` follows)"),
+    "Stop": ClientEvent("on_event", "nothing: a record `claude-code:Stop`"),
+    "PreCompact": ClientEvent("on_event", "nothing: a record `claude-code:PreCompact`"),
+    "PermissionRequest": ClientEvent(
+        "on_event", "nothing: a record `claude-code:PermissionRequest`"
+    ),
+    "Notification": ClientEvent("on_event", "nothing: a record `claude-code:Notification`"),
 }
 """Every Claude Code hook event the server maps, in the order a session meets them."""
 
@@ -263,6 +266,7 @@ async def answer(sessions: Sessions, caller: str, body: Any) -> JSON:
 __all__ = [
     "CLIENT",
     "EVENTS",
+    "ClientEvent",
     "answer",
     "object_field",
     "serve_hook",

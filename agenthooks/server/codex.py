@@ -12,24 +12,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .claude_code import JSON, Mapping_, serve_hook
+from .claude_code import JSON, ClientEvent, serve_hook
 from .sessions import Sessions
 
 CLIENT = "codex"
 
-EVENTS: Mapping[str, Mapping_] = {
-    "SessionStart": Mapping_("on_chat_start", "a deny stops the session (`continue: false`)"),
-    "UserPromptSubmit": Mapping_(
+EVENTS: Mapping[str, ClientEvent] = {
+    "SessionStart": ClientEvent("on_chat_start", "a deny stops the session (`continue: false`)"),
+    "UserPromptSubmit": ClientEvent(
         "on_user_message", "a deny blocks the prompt (`decision: block`, exit 2 from the shim)"
     ),
-    "PreToolUse": Mapping_(
+    "PreToolUse": ClientEvent(
         "pre_tool_call",
         '`Deny` → exit 2 with the reason (the model reads it); `{"call"}` → `updatedInput`; '
         "`Ask` → `permissionDecision: ask`",
     ),
-    "PostToolUse": Mapping_("on_tool_call_result", "a deny → `decision: block` with the reason"),
-    "Stop": Mapping_("on_event", "nothing: a record `codex:Stop`"),
-    "PermissionRequest": Mapping_("on_event", "nothing: a record `codex:PermissionRequest`"),
+    "PostToolUse": ClientEvent("on_tool_call_result", "a deny → `decision: block` with the reason"),
+    "Stop": ClientEvent("on_event", "nothing: a record `codex:Stop`"),
+    "PermissionRequest": ClientEvent("on_event", "nothing: a record `codex:PermissionRequest`"),
 }
 """Every Codex hook event the server maps."""
 

@@ -29,12 +29,6 @@ class RateLimited(RequestError):
     status = 429
 
 
-class NotServed(RequestError):
-    """A request for a session the caller may not use (403)."""
-
-    status = 403
-
-
 def field_error(client: str, key: str, expected: str, got: object) -> BadRequest:
     """A ``BadRequest`` naming the client, the field, what it should be and what came."""
     shown = "missing" if got is _MISSING else f"got {type(got).__name__}"
@@ -55,7 +49,6 @@ __all__ = [
     "MISSING",
     "BadRequest",
     "BodyTooLarge",
-    "NotServed",
     "RateLimited",
     "RequestError",
     "field_error",

@@ -22,20 +22,20 @@ from typing import Any
 from ..decisions import Deny
 from ..errors import StopRun
 from ..messages import ToolCall
-from .claude_code import JSON, Mapping_
+from .claude_code import JSON, ClientEvent
 from .errors import MISSING, BadRequest, field_error
 from .runs import ServedRun
 from .sessions import Sessions
 
 CLIENT = "events"
 
-EVENTS: Mapping[str, Mapping_] = {
-    "on_chat_start": Mapping_("on_chat_start", "`deny`"),
-    "on_user_message": Mapping_("on_user_message", "`deny`, or `message` rewritten"),
-    "pre_tool_call": Mapping_("pre_tool_call", "`deny`, `ask`, or `arguments` rewritten"),
-    "on_tool_call_result": Mapping_("on_tool_call_result", "`deny`, or `result` rewritten"),
-    "on_tool_call_error": Mapping_("on_tool_call_error", "`deny` (the error stands)"),
-    "on_chat_end": Mapping_("on_chat_done", "nothing: the session's run ends"),
+EVENTS: Mapping[str, ClientEvent] = {
+    "on_chat_start": ClientEvent("on_chat_start", "`deny`"),
+    "on_user_message": ClientEvent("on_user_message", "`deny`, or `message` rewritten"),
+    "pre_tool_call": ClientEvent("pre_tool_call", "`deny`, `ask`, or `arguments` rewritten"),
+    "on_tool_call_result": ClientEvent("on_tool_call_result", "`deny`, or `result` rewritten"),
+    "on_tool_call_error": ClientEvent("on_tool_call_error", "`deny` (the error stands)"),
+    "on_chat_end": ClientEvent("on_chat_done", "nothing: the session's run ends"),
 }
 """The events a remote bus sends; any other is recorded and gets no decision."""
 

@@ -76,7 +76,6 @@ class ServedRun:
     started: bool = False
     stopped: str | None = None
     """Why the session was stopped (a ``StopRun``, a deny of its start), once it was."""
-    opened_at: float = field(default_factory=time.time)
 
     @property
     def bus(self) -> HookBus:
