@@ -53,6 +53,12 @@ def add_parser(sub: Subparsers) -> None:
         help="largest request body accepted (1048576)",
     )
     parser.add_argument(
+        "--redis-prefix",
+        metavar="PREFIX",
+        default="agenthooks:server:session:",
+        help="key prefix of the sessions' state in Redis (agenthooks:server:session:)",
+    )
+    parser.add_argument(
         "--rate",
         metavar="CALLS/SECONDS",
         help="requests per caller in any window (600/60); over it: 429 (with --redis: across "
@@ -114,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.redis:
         os.environ[main.REDIS_ENV] = args.redis
+        os.environ[main.REDIS_PREFIX_ENV] = args.redis_prefix
     else:
         os.environ.pop(main.REDIS_ENV, None)
     if args.rate:

@@ -19,6 +19,8 @@ NO_AUTH_ENV = "AGENTHOOKS_SERVER_NO_AUTH"
 BODY_LIMIT_ENV = "AGENTHOOKS_SERVER_BODY_LIMIT"
 RATE_ENV = "AGENTHOOKS_SERVER_RATE"
 """Requests per caller, ``CALLS/SECONDS`` (``--rate``); unset: no limit."""
+REDIS_PREFIX_ENV = "AGENTHOOKS_SERVER_REDIS_PREFIX"
+"""The key prefix of the sessions' state in Redis (``--redis-prefix``)."""
 REDIS_ENV = "AGENTHOOKS_SERVER_REDIS_URL"
 """The Redis where sessions' state is shared (``--redis``); unset: this worker's memory."""
 
@@ -40,7 +42,8 @@ def app_from_environment() -> Starlette:
         raise RuntimeError(f"set {TOKEN_FILE_ENV} (a token file) or {NO_AUTH_ENV}=1")
     limit = int(os.environ.get(BODY_LIMIT_ENV) or BODY_LIMIT)
     redis_url = os.environ.get(REDIS_ENV)
-    state = RedisState(redis_url) if redis_url else None
+    prefix = os.environ.get(REDIS_PREFIX_ENV) or "agenthooks:server:session:"
+    state = RedisState(redis_url, prefix=prefix) if redis_url else None
     rate = parse_rate(os.environ[RATE_ENV]) if os.environ.get(RATE_ENV) else None
     bus = HookBus(plugins="auto")
     return create_app(bus, tokens=tokens, body_limit=limit, state=state, rate=rate)
@@ -67,6 +70,7 @@ __all__ = [
     "NO_AUTH_ENV",
     "RATE_ENV",
     "REDIS_ENV",
+    "REDIS_PREFIX_ENV",
     "TOKEN_FILE_ENV",
     "app_from_environment",
     "parse_rate",

@@ -251,7 +251,15 @@ def test_two_workers_serve_one_session_as_one_run(tmp_path: Path, url: str, pref
         }
 
     with serve_command(
-        "--token-file", str(tokens), "--workers", "2", "--redis", url, env=team.env
+        "--token-file",
+        str(tokens),
+        "--workers",
+        "2",
+        "--redis",
+        url,
+        "--redis-prefix",
+        f"{prefix}state:",
+        env=team.env,
     ) as server:
         answers = []
         for n in range(30):
@@ -313,7 +321,15 @@ def test_a_worker_killed_mid_answer_fails_closed_and_the_server_keeps_serving(
     team = Team(tmp_path, url, prefix, claude=False)
     headers = {"Authorization": f"Bearer {TOKEN}"}
     with serve_command(
-        "--token-file", str(team.tokens), "--workers", "2", "--redis", url, env=team.env
+        "--token-file",
+        str(team.tokens),
+        "--workers",
+        "2",
+        "--redis",
+        url,
+        "--redis-prefix",
+        f"{prefix}state:",
+        env=team.env,
     ) as server:
         workers = children(server.process.pid)
         # multiprocessing's resource tracker is a child too: the workers answer /healthz
@@ -408,17 +424,19 @@ def test_a_rate_per_caller_holds_across_workers(tmp_path: Path, url: str, prefix
         "2",
         "--redis",
         url,
+        "--redis-prefix",
+        f"{prefix}state:",
         "--rate",
         "5/60",
         env=team.env,
     ) as server:
         codes = []
-        for n in range(8):
+        for _ in range(8):
             with httpx.Client(timeout=30) as client:  # new connections: both workers answer
                 codes.append(
                     client.post(
                         f"{server}/v1/hooks/claude-code",
-                        json=_pre_tool(f"s-{n}", "ls"),
+                        json=_pre_tool(f"s-{uuid.uuid4().hex}", "ls"),
                         headers={"Authorization": "Bearer tok-rate-1"},
                     ).status_code
                 )
