@@ -11,6 +11,10 @@ STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.demo
 LINT_STAMP := $(VENV)/.lint
 CTK := plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py
+# the real Claude Code CLI the hook server's tests drive (pinned; repo-local, git-ignored);
+# without npm the step is passed over and those tests skip (fail under CI=true)
+CLAUDE_CODE := 2.1.337
+CLAUDE := .tools/node_modules/@anthropic-ai/claude-code/package.json
 
 .PHONY: install test test-latest soak demo docs bench bench-peers lint typecheck dist clean
 
@@ -37,7 +41,10 @@ $(LINT_STAMP): $(STAMP)
 
 install: $(STAMP)
 
-test: $(STAMP)
+$(CLAUDE):
+	-command -v npm >/dev/null && npm install -s --prefix .tools --no-save --no-audit --no-fund @anthropic-ai/claude-code@$(CLAUDE_CODE)
+
+test: $(STAMP) $(CLAUDE)
 	$(PY) -m pytest -q -rs tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
 	$(PY) -m pytest $(CTK) -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness
 	# AH-CTK-135 is deselected: a defect of the vector, not of the harness. Its document omits

@@ -12,7 +12,7 @@ from pathlib import Path
 import agenthooks
 
 ROOT = Path(agenthooks.__file__).resolve().parent
-OPTIONAL = ("agenthooks.mcp", "agenthooks.stores.postgres")
+OPTIONAL = ("agenthooks.mcp", "agenthooks.server", "agenthooks.stores.postgres")
 """What may be imported inside a function: it needs an extra that may not be installed."""
 
 

@@ -93,6 +93,8 @@ positional arguments:
     sessions  list the sessions of a store, or show one (history and paused run)
     approvals
               list, approve or deny what waits for a human
+    serve     serve the bus and its plugins to hook clients (Claude Code, Codex) over HTTP
+    hook      a command hook (Codex) that asks the hook server
 
 options:
   -h, --help  show this help message and exit
