@@ -23,11 +23,16 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
-from .sql import CommitUnknown, Failure, SQLStore, Tx, check_name
+from .sql import CommitUnknown, Failure, SQLStore, Tx, check_name, time_left
 
 if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import AsyncConnectionPool
+
+
+_CONNECT = 1.0
+"""Seconds an operation with no time left (the recovery after a failed write) still waits
+for a connection: after an outage, the pool makes a new one."""
 
 
 class _PostgresTx:
@@ -160,7 +165,10 @@ class PostgresStore(SQLStore):
         import psycopg
 
         pool = await self._open()
-        async with pool.connection(timeout=self.timeout) as conn:
+        # what is left of the operation's deadline (a retry never waits a whole timeout
+        # again); with none left, one try still has the time to connect afresh
+        wait = max(time_left(self.timeout), min(self.timeout, _CONNECT))
+        async with pool.connection(timeout=wait) as conn:
             try:
                 yield _PostgresTx(conn)
             except BaseException:

@@ -11,6 +11,10 @@ says the failure is worth it (``failure``); a connection lost during the commit 
 outcome unknown, so the store reads back the stamp the write set (its ``updated_at``) and
 tries again only when the write is not there. A stored value that does not parse is a
 ``ResumeError`` naming the session and the column.
+
+``timeout`` is one deadline per operation: its waits for a lock or a connection, its retries
+and its read-back all end by it, and what runs inside ``deadline(at)`` (the recovery after a
+failed write) ends by the failed write's deadline, so waits never add up.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -50,6 +55,36 @@ T = TypeVar("T")
 Failure = Literal["retry", "fail"]
 """What a database exception means: ``retry`` (rolled back; another attempt may succeed),
 ``fail`` (a ``StoreError`` at once)."""
+
+
+_DEADLINE: ContextVar[float | None] = ContextVar("agenthooks_store_deadline", default=None)
+
+
+@contextmanager
+def deadline(at: float) -> Iterator[None]:
+    """Store operations inside the block end by ``at`` (``time.monotonic()`` seconds), however
+    long their own ``timeout``: one deadline for a whole operation, its retries and what
+    follows its failure. Nested deadlines keep the earliest; a store given no time left still
+    tries once without waiting for a lock.
+
+    Args:
+        at: The deadline, on the ``time.monotonic()`` clock.
+    """
+    current = _DEADLINE.get()
+    token = _DEADLINE.set(at if current is None else min(at, current))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def time_left(timeout: float) -> float:
+    """Seconds an operation may still wait: ``timeout``, or what is left of the ``deadline``
+    it runs under when that comes first (never below 0)."""
+    at = _DEADLINE.get()
+    if at is None:
+        return timeout
+    return max(0.0, min(timeout, at - time.monotonic()))
 
 
 class CommitUnknown(Exception):
@@ -137,7 +172,19 @@ class SQLStore:
         """``body`` in one transaction; its result. A rolled-back failure is tried again
         while ``timeout`` lasts; ``stamp`` (the ``updated_at`` a write sets) tells whether a
         commit that went unanswered was applied. Anything else is a ``StoreError``."""
-        deadline = time.monotonic() + self.timeout
+        until = time.monotonic() + time_left(self.timeout)
+        with deadline(until):  # the transactions, the read-back and the retries share it
+            return await self._attempts(what, session_id, body, stamp, write, until)
+
+    async def _attempts(
+        self,
+        what: str,
+        session_id: str | None,
+        body: Callable[[Tx], Awaitable[T]],
+        stamp: float | None,
+        write: bool,
+        until: float,
+    ) -> T:
         delay = 0.05
         while True:
             done = False
@@ -158,10 +205,10 @@ class SQLStore:
             except Exception as exc:
                 if self.failure(exc) is None:
                     raise
-                if done or self.failure(exc) == "fail" or time.monotonic() >= deadline:
+                if done or self.failure(exc) == "fail" or time.monotonic() >= until:
                     raise self._error(what, session_id, exc) from exc
                 cause = exc
-            if time.monotonic() + delay >= deadline:
+            if time.monotonic() + delay >= until:
                 raise self._error(what, session_id, cause) from cause
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
@@ -550,4 +597,4 @@ def _session(row: Sequence[Any], messages: int) -> SessionRow:
     )
 
 
-__all__ = ["CommitUnknown", "Failure", "SQLStore", "Tx", "check_name"]
+__all__ = ["CommitUnknown", "Failure", "SQLStore", "Tx", "check_name", "deadline", "time_left"]

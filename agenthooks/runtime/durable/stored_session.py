@@ -134,11 +134,13 @@ async def claim_resume(
                 for call_id, d in decided.items()
             }
             answered = state.model_copy(update={"answers": answers})
+            began = time.monotonic()
             try:
                 await store.progress(
                     session.id, owner, Progress(at=len(session._history), paused=answered)
                 )
             except BaseException:
+                keeper.failed_after(began)
                 await keeper.give_back(state, session._started, session.denied)
                 raise
             return keeper, answered, decided
