@@ -38,7 +38,7 @@ def server() -> Iterator[Any]:
     client = redis.Redis.from_url(URL, decode_responses=True)
     try:
         client.ping()
-    except Exception as exc:
+    except redis.RedisError as exc:
         from agenthooks.testing import require
 
         require(f"no Redis at {URL}: {type(exc).__name__}: {exc}")
