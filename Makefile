@@ -9,16 +9,23 @@ DEMO_PLUGINS := guard retry cache structlog
 PLUGIN_MODULES := $(subst -,_,$(patsubst plugins/agenthooks-%,agenthooks_%,$(PLUGINS)))
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.demo
+DEMO_LOG := $(VENV)/demo-install.log
 LINT_STAMP := $(VENV)/.lint
 CTK := plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py
 
-.PHONY: install test soak demo docs bench bench-peers lint typecheck dist clean
+# the tests a change most likely breaks: everything but what the markers below name (each
+# registered in pyproject.toml; the README's Development section says what they mean)
+CHECK_MARKERS := not (subprocess or server or browser or slow)
+PYTEST_ALL := tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
+
+.PHONY: install check test coverage soak demo docs bench bench-peers lint typecheck dist clean
 
 # a current pip: the one a venv starts with cannot resolve an editable plugin that another
 # plugin's test extra asks for by name
 $(PY):
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	@$(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -q --disable-pip-version-check --upgrade pip > $(VENV)/pip.log 2>&1 \
+		|| { tail -n 30 $(VENV)/pip.log; exit 1; }
 
 # one resolve for the core, its test extra and every plugin distribution with its own
 $(STAMP): $(PY) pyproject.toml $(wildcard plugins/*/pyproject.toml)
@@ -26,9 +33,12 @@ $(STAMP): $(PY) pyproject.toml $(wildcard plugins/*/pyproject.toml)
 	$(PIP) install -q --pre -e '.[test]' $(foreach p,$(PLUGINS),-e '$(p)[test]')
 	@touch $(STAMP) $(DEMO_STAMP)
 
+# quiet, so that what a person reads is the demo's own output: pip's goes to a log, shown
+# only when the install fails
 $(DEMO_STAMP): $(PY) pyproject.toml $(foreach p,$(DEMO_PLUGINS),plugins/agenthooks-$(p)/pyproject.toml)
-	@echo "installing agenthooks and the demo's plugins: $(DEMO_PLUGINS)"
-	$(PIP) install --progress-bar on -e . $(foreach p,$(DEMO_PLUGINS),-e plugins/agenthooks-$(p))
+	@echo "installing agenthooks and the demo's plugins ($(DEMO_PLUGINS)) into $(VENV); pip's log: $(DEMO_LOG)"
+	@$(PIP) install -e . $(foreach p,$(DEMO_PLUGINS),-e plugins/agenthooks-$(p)) > $(DEMO_LOG) 2>&1 \
+		|| { tail -n 30 $(DEMO_LOG); exit 1; }
 	@touch $(DEMO_STAMP)
 
 $(LINT_STAMP): $(STAMP)
@@ -37,8 +47,13 @@ $(LINT_STAMP): $(STAMP)
 
 install: $(STAMP)
 
+# per change, in under 2 minutes: the core and each plugin's own tests, without another
+# process, a server, a browser or the reliability suite's generated cases
+check: $(STAMP)
+	$(PY) -m pytest -q -rs -m '$(CHECK_MARKERS)' $(PYTEST_ALL)
+
 test: $(STAMP)
-	$(PY) -m pytest -q -rs tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
+	$(PY) -m pytest -q -rs $(PYTEST_ALL)
 	$(PY) -m pytest $(CTK) -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:AgenthooksHarness
 	# AH-CTK-135 is deselected: a defect of the vector, not of the harness. Its document omits
 	# surface.capabilities, §7.7.4 fills them from the host (incremental_output) with
@@ -48,13 +63,19 @@ test: $(STAMP)
 	# the documentation site into build/site (its own tests built and rendered one already)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict -q
 
+# make test's pytest run under pytest-cov: the core's and every plugin's lines, per module,
+# with the lines no test reaches (a "pragma: no cover" is for a line no test can reach)
+coverage: $(STAMP)
+	$(PY) -m pytest -q -rs $(foreach m,agenthooks $(PLUGIN_MODULES),--cov=$(m)) \
+		--cov-report=term-missing:skip-covered $(PYTEST_ALL)
+
 # the reliability suite's long variants: every occurrence, policy and fault, every cancel
 # point, many more hypothesis examples, 60,000 concurrent runs (the figures print as it runs)
 soak: $(STAMP)
 	AGENTHOOKS_SOAK=1 $(PY) -m pytest -q -s tests/reliability plugins/agenthooks-redis/tests/test_redis_stream_trimming.py
 
 demo: $(DEMO_STAMP)  # make demo ARGS="--provider anthropic --model NAME"
-	$(PY) -m agenthooks.demo $(ARGS)
+	@$(PY) -m agenthooks.demo $(ARGS)
 
 # the documentation site in build/site; --strict: a broken link or reference fails the build
 # (make test builds it too, and tests/docs/test_docs_site.py renders its pages in Chromium)

@@ -11,9 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agenthooks.bridges import BASELINE_FIRES, BASELINE_HONOURS
 from agenthooks.bridges.capabilities import returns
 from agenthooks.events.catalog import CATALOG
+
+pytestmark = pytest.mark.subprocess
 
 SCRIPT = Path(sys.executable).parent / "agenthooks"
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from cli_support import run_cli
 
+pytestmark = pytest.mark.subprocess
+
 URL = "postgresql://postgres@127.0.0.1:5432/test"
 STORE = f"PostgresStore({URL!r})"
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
 REPO = Path(__file__).resolve().parents[2]
 PLUGINS = sorted(
     p for p in (REPO / "plugins").glob("agenthooks-*") if (p / "pyproject.toml").is_file()

@@ -13,6 +13,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agenthooks import (
     Agent,
     Approve,
@@ -27,6 +29,8 @@ from agenthooks import (
 from agenthooks.messages import ProviderRequest
 from agenthooks.stores import SQLiteStore
 from agenthooks.stores.sql import Tx, deadline, time_left
+
+pytestmark = pytest.mark.slow
 
 TIMEOUT = 1.0
 LIMIT = 2.0  # the promise: a 1 s timeout gives up within 2 s, whatever the machine's load

@@ -140,6 +140,7 @@ async def test_a_resume_that_lost_names_the_run_and_the_claim_that_won(tmp_path:
     await store.aclose()
 
 
+@pytest.mark.server
 async def test_a_postgres_server_that_does_not_answer_fails_at_once_naming_the_store() -> None:
     from agenthooks.stores import PostgresStore  # psycopg: the test extra installs it
 

@@ -25,6 +25,8 @@ import redis
 
 from agenthooks.testing import Tally
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 URL = "redis://127.0.0.1:6379/0"
 LIMIT = 20.0  # seconds a case may take to catch up
 

@@ -166,6 +166,7 @@ async def test_otel_spans(make, bus: HookBus) -> None:
     assert all(s.parent.span_id == root[0].context.span_id for s in spans if s.parent is not None)
 
 
+@pytest.mark.server
 async def test_redis_records(make, bus: HookBus) -> None:
     url = "redis://127.0.0.1:6379/0"
     probe = redis.Redis.from_url(url, socket_connect_timeout=2)
