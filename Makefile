@@ -60,8 +60,8 @@ test: $(STAMP)
 	# buffered_output defaulting to true, and §7.7.6 step 7 (inconsistent) runs before step 8
 	# (surface_unsupported), so no host declaring incremental_output can pass it
 	$(PY) -m pytest $(CTK) -rs --agent-hooks-harness=agenthooks_agent_hooks_spec.ctk:IncrementalHarness -k 'not AH-CTK-135'
-	# the documentation site into build/site (its own tests built and rendered one already)
-	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict -q
+	# no second site build here: tests/docs/test_docs_site.py builds it with --strict (with or
+	# without Chromium) and renders its pages; make docs writes it to build/site
 
 # make test's pytest run under pytest-cov: the core's and every plugin's lines, per module,
 # with the lines no test reaches (a "pragma: no cover" is for a line no test can reach)
