@@ -17,6 +17,10 @@ CTK := plugins/agenthooks-agent-hooks-spec/tests/ctk/test_conformance.py
 # registered in pyproject.toml; the README's Development section says what they mean)
 CHECK_MARKERS := not (subprocess or server or browser or slow)
 PYTEST_ALL := tests $(PLUGINS) --ignore=plugins/agenthooks-agent-hooks-spec/tests/ctk
+comma := ,
+empty :=
+space := $(empty) $(empty)
+COV_SOURCES := $(subst $(space),$(comma),agenthooks $(PLUGIN_MODULES))
 
 .PHONY: install check test coverage soak demo docs bench bench-peers lint typecheck dist clean
 
@@ -63,11 +67,14 @@ test: $(STAMP)
 	# no second site build here: tests/docs/test_docs_site.py builds it with --strict (with or
 	# without Chromium) and renders its pages; make docs writes it to build/site
 
-# make test's pytest run under pytest-cov: the core's and every plugin's lines, per module,
-# with the lines no test reaches (a "pragma: no cover" is for a line no test can reach)
+# make test's pytest run under coverage (pytest-cov's coverage.py): the core's and every
+# plugin's lines per module, with the lines no test reaches; SELECT=check: make check's tests
+# only. coverage runs pytest, not the other way round: the pytest11 plugin agenthooks.testing
+# imports the package before pytest-cov would start measuring
 coverage: $(STAMP)
-	$(PY) -m pytest -q -rs $(foreach m,agenthooks $(PLUGIN_MODULES),--cov=$(m)) \
-		--cov-report=term-missing:skip-covered $(PYTEST_ALL)
+	$(PY) -m coverage run --source=$(COV_SOURCES) -m pytest -q -rs \
+		$(if $(filter check,$(SELECT)),-m '$(CHECK_MARKERS)') $(PYTEST_ALL)
+	$(PY) -m coverage report --skip-covered --show-missing
 
 # the reliability suite's long variants: every occurrence, policy and fault, every cancel
 # point, many more hypothesis examples, 60,000 concurrent runs (the figures print as it runs)
