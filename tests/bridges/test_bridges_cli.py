@@ -5,6 +5,7 @@ all five with the capability table."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -159,6 +160,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
 }
 
 
+@functools.cache  # one run per command line: each imports the five frameworks (seconds)
 def cli(*args: str) -> str:
     done = subprocess.run(
         [str(SCRIPT), "bridges", *args], capture_output=True, text=True, timeout=120, check=True
