@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import mypy.api
+import pytest
 
 import agenthooks
 from agenthooks.events import CATALOG
@@ -84,6 +85,7 @@ class Audit:
 """
 
 
+@pytest.mark.slow
 def test_mypy_gives_each_handler_the_context_of_its_event(tmp_path: Path) -> None:
     source = tmp_path / "snippet.py"
     source.write_text(textwrap.dedent(SNIPPET), encoding="utf-8")

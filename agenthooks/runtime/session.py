@@ -395,11 +395,13 @@ class Session:
                 # the decisions go with the paused run: a process taking over after a crash
                 # knows what was approved
                 answered = state.model_copy(update={"answers": _answers(decided)})
+                began = time.monotonic()
                 try:
                     await store.progress(
                         self.id, owner, Progress(at=len(self._history), paused=answered)
                     )
                 except BaseException:
+                    keeper.failed_after(began)
                     await keeper.give_back(state, self._started, self.denied)
                     raise
                 return keeper, answered, decided

@@ -5,15 +5,20 @@ all five with the capability table."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agenthooks.bridges import BASELINE_FIRES, BASELINE_HONOURS
 from agenthooks.bridges.capabilities import returns
 from agenthooks.events.catalog import CATALOG
+
+pytestmark = pytest.mark.subprocess
 
 SCRIPT = Path(sys.executable).parent / "agenthooks"
 
@@ -175,6 +180,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
 }
 
 
+@functools.cache  # one run per command line: each imports the five frameworks (seconds)
 def cli(*args: str) -> str:
     done = subprocess.run(
         [str(SCRIPT), "bridges", *args], capture_output=True, text=True, timeout=120, check=True

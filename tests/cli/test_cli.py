@@ -17,6 +17,8 @@ from record_support import SCENARIO_TREE, deterministic, record_scenario, write_
 from agenthooks.events import CATALOG
 from agenthooks.trace import load_recording
 
+pytestmark = pytest.mark.subprocess
+
 COMMANDS = ("events", "plugins", "demo", "trace", "tail", "sessions", "approvals")
 
 

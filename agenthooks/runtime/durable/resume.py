@@ -160,7 +160,14 @@ def check(
 
 
 def restore(run: Run, state: PausedRun, root: Agent) -> None:
-    """Make ``run`` (new, on ``root``'s history) the paused run again (after ``check``)."""
+    """Make ``run`` (new, on ``root``'s history) the paused run again (after ``check``).
+
+    Raises:
+        ResumeError: The history no longer holds the message that made the pending calls
+            (it names the session); nothing ran.
+    """
+    if state.pending:
+        _assistant(run, state)  # before the run starts: a history that lost it resumes nothing
     agents = reachable(root)
     agent = agents[state.agent]
     if agent is not run.agent:
@@ -199,12 +206,21 @@ def _calls_of(history: list[ChatMessage], state: PausedRun) -> list[ToolCall]:
     return []
 
 
-def _assistant(history: list[ChatMessage], state: PausedRun) -> ChatMessage:
+def _assistant(run: Run, state: PausedRun) -> ChatMessage:
+    """The assistant message that made the pending calls, or the ``ResumeError`` naming the
+    session (the agent, for an agent's own paused run) when the history lost it."""
     wanted = {p.call_id for p in state.pending}
-    for message in reversed(history):
+    for message in reversed(run.history):
         if message.role == "assistant" and any(c.id in wanted for c in message.tool_calls):
             return message
-    raise ResumeError(f"the paused run {state.run_id!r} has no assistant message with its calls")
+    session = run.session.id if run.session is not None else None
+    where = f"session {session!r}" if session is not None else f"agent {run.agent.name!r}"
+    raise ResumeError(
+        f"{where}: the paused run {state.run_id!r} cannot resume: its history no longer holds "
+        f"the assistant message that made its pending calls "
+        f"({', '.join(repr(p.call_id) for p in state.pending)})",
+        session_id=session,
+    )
 
 
 async def resume_body(run: Run, state: PausedRun, decisions: dict[str, Decision]) -> AgentResponse:
@@ -218,10 +234,9 @@ async def resume_body(run: Run, state: PausedRun, decisions: dict[str, Decision]
         records=state.records,
         state=dict(run.carried),
     )
-    history = run.history
     if not state.pending:  # recovered after a crash between turns: the next turn
         return await conclude(run, state.input, await run_turns(run))
-    assistant = _assistant(history, state)
+    assistant = _assistant(run, state)
     agent = run.agent  # the agent that made the calls (a claimed handoff happens after them)
     terminated = await _answer(run, state, assistant, decisions) and state.terminating
     ended = await after_tools(run, agent, assistant, terminated)

@@ -16,6 +16,10 @@ paused run cannot both win: the loser's write changes nothing and it gets
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -23,6 +27,35 @@ from ...messages import ChatMessage
 from .paused import Answer, PausedRun
 
 Status = Literal["idle", "running", "paused"]
+
+_DEADLINE: ContextVar[float | None] = ContextVar("agenthooks_store_deadline", default=None)
+
+
+@contextmanager
+def deadline(at: float) -> Iterator[None]:
+    """Store operations inside the block end by ``at`` (``time.monotonic()`` seconds), however
+    long their own ``timeout``: one deadline for a whole operation, its retries and what
+    follows its failure. Nested deadlines keep the earliest; a store given no time left still
+    tries once without waiting for a lock.
+
+    Args:
+        at: The deadline, on the ``time.monotonic()`` clock.
+    """
+    current = _DEADLINE.get()
+    token = _DEADLINE.set(at if current is None else min(at, current))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def time_left(timeout: float) -> float:
+    """Seconds an operation may still wait: ``timeout``, or what is left of the ``deadline``
+    it runs under when that comes first (never below 0)."""
+    at = _DEADLINE.get()
+    if at is None:
+        return timeout
+    return max(0.0, min(timeout, at - time.monotonic()))
 
 
 @dataclass
@@ -126,4 +159,4 @@ class Store(Protocol):
         ...
 
 
-__all__ = ["Progress", "Release", "SessionRow", "Status", "Store"]
+__all__ = ["Progress", "Release", "SessionRow", "Status", "Store", "deadline", "time_left"]

@@ -123,6 +123,7 @@ async def test_the_otel_plugin_traces_the_run() -> None:
     assert all(s.parent.span_id == root.context.span_id for s in spans if s is not root)
 
 
+@pytest.mark.server
 async def test_the_redis_publisher_records_the_run() -> None:
     stream = f"langchain-bridge:{uuid.uuid4()}"
     bus = HookBus()
