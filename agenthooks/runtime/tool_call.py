@@ -36,7 +36,7 @@ from ..errors import (
 from ..events.contexts import PreToolCallContext, ToolCallErrorContext, ToolCallResultContext
 from ..messages import ChatMessage, PendingCall, ToolCall
 from ..tools import Tool, ToolContext, serialize_result
-from .run_state import LIVE_RUNS, Run, common
+from .run_state import Run, common
 from .streaming import ToolCallEnd, ToolCallStart
 
 if TYPE_CHECKING:
@@ -119,12 +119,22 @@ class Flight:
         if self.batch is not None and self.batch.order is not None:
             await self.batch.order.enter_after(self.index)
 
+    def revalidate(self, ctx: Any) -> bool:
+        """``pre_tool_call``'s check between its ordinary handlers and its guards, for this
+        call (see ``_revalidate``)."""
+        return _revalidate(ctx, self)
+
+
+FLIGHTS: dict[tuple[str, str], Flight] = {}
+"""(run id, tool call id) -> the call on its way through its stack, while it is: the innermost
+call (``endpoint``) is given only the context, and finds the call's validated arguments here
+(a context carries no state of ours)."""
+
 
 def flight_of(ctx: Any) -> Flight | None:
     """The call on its way that ``ctx`` describes: ``None`` for a call outside our runtime
     (a bridged framework's)."""
-    run = LIVE_RUNS.get(ctx.run_id)
-    return None if run is None else run.flights.get(ctx.tool_call_id)
+    return FLIGHTS.get((ctx.run_id, ctx.tool_call_id))
 
 
 def asked(call: ToolCall, ask: Ask, in_subagent: bool) -> ToolOutcome:
@@ -173,15 +183,17 @@ async def tool_call(
                 result=None,
                 error=None,
             )
-            run.flights[call.id] = flight
+            key = (run.run_id, call.id)
+            FLIGHTS[key] = flight
             try:
                 outcome = await hooks.wrap(
                     ctx,
                     hooks.inner,  # type: ignore[arg-type]
                     approved=call.id in run.answered,
+                    flight=flight,
                 )
             finally:
-                del run.flights[call.id]
+                FLIGHTS.pop(key, None)
         flight.outcome = outcome
         if outcome.asked is None:
             await _commit(run, flight.call, outcome)
@@ -346,19 +358,27 @@ class ToolHooks:
         call_next: Callable[[Any], Awaitable[Any]],
         *,
         approved: bool = False,
+        flight: Flight | None = None,
     ) -> ToolOutcome:
         """Run the call ``ctx`` describes: its before-phase, ``call_next`` (the middleware and
         the tool), its after-phase; returns its outcome. ``approved``: a human approved the
-        call at ``resume()`` (an ``Ask`` for it counts as ``None``)."""
+        call at ``resume()`` (an ``Ask`` for it counts as ``None``). ``flight``: the call on
+        its way in our runtime (``None`` for a bridged framework's call)."""
         bus = self.bus
-        flight = flight_of(ctx)
         outcome = flight.outcome if flight is not None else None
         if outcome is None and "pre_tool_call" in bus.listened:
-            if flight is None and self.serial is not None:
-                async with self.serial:
+            if flight is None:
+                if self.serial is None:
                     deny = await bus.dispatch("pre_tool_call", ctx, _revalidate, approved=approved)
+                else:
+                    async with self.serial:
+                        deny = await bus.dispatch(
+                            "pre_tool_call", ctx, _revalidate, approved=approved
+                        )
             else:
-                deny = await bus.dispatch("pre_tool_call", ctx, _revalidate, approved=approved)
+                deny = await bus.dispatch(
+                    "pre_tool_call", ctx, flight.revalidate, approved=approved
+                )
             outcome = self.before(ctx, deny)
         if flight is not None:
             outcome = await flight.take_turn(outcome)
@@ -373,10 +393,10 @@ class ToolHooks:
         ):
             serial = flight.run.serial if flight is not None else self.serial
             if serial is None:
-                outcome = await self.after(ctx, outcome)
+                outcome = await self.after(ctx, outcome, flight)
             else:
                 async with serial:
-                    outcome = await self.after(ctx, outcome)
+                    outcome = await self.after(ctx, outcome, flight)
         return outcome
 
     def before(self, ctx: PreToolCallContext, deny: Deny | Ask | None) -> ToolOutcome | None:
@@ -396,11 +416,12 @@ class ToolHooks:
             return ToolOutcome(call, error=ctx.error, source="validation")
         return None
 
-    async def after(self, ctx: PreToolCallContext, outcome: ToolOutcome) -> ToolOutcome:
+    async def after(
+        self, ctx: PreToolCallContext, outcome: ToolOutcome, flight: Flight | None = None
+    ) -> ToolOutcome:
         """``on_tool_call_error`` for an error (a recovery then goes on as a result), and
         ``on_tool_call_result`` for a result (a deny there turns it into an error)."""
         bus = self.bus
-        flight = flight_of(ctx)
         base = common(ctx) if flight is None else flight.run.context_fields
         if outcome.error is not None:
             ectx = ToolCallErrorContext(
@@ -445,11 +466,11 @@ class ToolHooks:
         return outcome
 
 
-def _revalidate(ctx: Any) -> bool:
+def _revalidate(ctx: Any, flight: Flight | None = None) -> bool:
     """Between the ordinary handlers and the guards of ``pre_tool_call``: arguments an ordinary
     handler changed are validated again, so guards judge the values the tool will get. True
-    stops the chain there (the changed arguments do not validate)."""
-    flight = flight_of(ctx)
+    stops the chain there (the changed arguments do not validate). ``flight``: the call on
+    its way in our runtime, which takes the validated arguments."""
     tool = ctx.tool
     if (
         ctx.short_circuit is not None
@@ -545,6 +566,7 @@ def start(flight: Flight) -> Any:
 
 
 __all__ = [
+    "FLIGHTS",
     "Flight",
     "ToolHooks",
     "ToolOutcome",
