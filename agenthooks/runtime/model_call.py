@@ -8,7 +8,6 @@ straight to the provider: the one "nobody listens" check, at the top.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from typing import Any
 
 from ..bus import HookBus
@@ -29,18 +28,19 @@ from .run_state import Run, common
 from .streaming import TextDelta
 
 
-def model_call(run: Run, request: ProviderRequest) -> Awaitable[ProviderResponse | Deny]:
-    """One provider call of ``run`` (await it): the response the run goes on with, or the
-    ``Deny`` of ``pre_request`` / ``on_response``. Raises what the provider raised (or its
-    ``{"error"}`` replacement) when nothing recovered. When nobody listens, nothing wraps the
-    call and the run does not stream, this is the provider's own ``complete``."""
+async def model_call(run: Run, request: ProviderRequest) -> ProviderResponse | Deny:
+    """One provider call of ``run``: the response the run goes on with, or the ``Deny`` of
+    ``pre_request`` / ``on_response``. Raises what the provider raised (or its ``{"error"}``
+    replacement) when nothing recovered. When nobody listens, nothing wraps the call and the
+    run does not stream, the provider's own ``complete`` is called straight away."""
     provider = run.provider
     if provider is None:
         raise ProviderError(f"agent {run.agent.name!r} has no provider: pass provider=...")
     hooks = run.stacks.model
     streaming = run.sink is not None
     if hooks is None and not streaming:
-        return provider.complete(request)  # type: ignore[no-any-return]
+        response: ProviderResponse = await provider.complete(request)
+        return response
     ctx = PreRequestContext(
         **run.context_fields,
         request=request,
@@ -51,8 +51,8 @@ def model_call(run: Run, request: ProviderRequest) -> Awaitable[ProviderResponse
         chunks_sent=0,
     )
     if not streaming:
-        return hooks.wrap(ctx, hooks.inner, run)  # type: ignore[union-attr]
-    return _streamed_call(run, ctx, hooks)
+        return await hooks.wrap(ctx, hooks.inner, run)  # type: ignore[union-attr]
+    return await _streamed_call(run, ctx, hooks)
 
 
 STREAMS: dict[str, Run] = {}

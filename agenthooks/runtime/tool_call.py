@@ -119,6 +119,22 @@ class Flight:
         if self.batch is not None and self.batch.order is not None:
             await self.batch.order.enter_after(self.index)
 
+    async def in_turn(
+        self,
+        outcome: ToolOutcome | None,
+        call: ToolCall,
+        invoke: Callable[[Any], Any],
+        arg: Any,
+    ) -> ToolOutcome:
+        """The call between its before-phase and its after-phase, in its batch's order:
+        ``invoke(arg)`` settled into the outcome of ``call``, unless ``outcome`` (what the
+        call was decided to end with before it ran) is given."""
+        outcome = await self.take_turn(outcome)
+        if outcome is None:
+            outcome = await settle(call, invoke, arg)
+        await self.wait_after()
+        return outcome
+
     def revalidate(self, ctx: Any) -> bool:
         """``pre_tool_call``'s check between its ordinary handlers and its guards, for this
         call (see ``_revalidate``)."""
@@ -168,10 +184,7 @@ async def tool_call(
             batch.flights.append(flight)
         hooks = run.stacks.tool if batch is None else batch.app
         if hooks is None:  # nobody listens and nothing wraps the call: the tool itself
-            outcome = await flight.take_turn(flight.outcome)
-            if outcome is None:
-                outcome = await settle(flight.call, run_tool, flight)
-            await flight.wait_after()
+            outcome = await flight.in_turn(flight.outcome, flight.call, run_tool, flight)
         else:
             ctx = PreToolCallContext(
                 **run.context_fields,
@@ -381,11 +394,9 @@ class ToolHooks:
                 )
             outcome = self.before(ctx, deny)
         if flight is not None:
-            outcome = await flight.take_turn(outcome)
-        if outcome is None:
+            outcome = await flight.in_turn(outcome, ctx.call, call_next, ctx)
+        elif outcome is None:
             outcome = await settle(ctx.call, call_next, ctx)
-        if flight is not None:
-            await flight.wait_after()
         if (
             outcome.asked is None
             and ("on_tool_call_error" if outcome.error is not None else "on_tool_call_result")
@@ -510,14 +521,10 @@ async def settle(call: ToolCall, invoke: Callable[[Any], Any], arg: Any) -> Tool
 
 
 def render(outcome: ToolOutcome) -> None:
-    """Write the result down now (a result that cannot be is an error for its call): a
-    ``str`` as it is, an ``int`` as its digits, anything else by ``serialize_result``."""
-    result = outcome.result
-    kind = type(result)
+    """Write the result down now, by ``serialize_result`` (a result that cannot be is an
+    error for its call)."""
     try:
-        outcome.text = (
-            result if kind is str else str(result) if kind is int else serialize_result(result)
-        )
+        outcome.text = serialize_result(outcome.result)
     except Exception as exc:
         outcome.error, outcome.source, outcome.result = exc, "handler", None
 
@@ -540,13 +547,12 @@ async def run_tool(flight: Flight) -> Any:
     run = flight.run
     if run.journal is not None:
         await run.journal.starting(run, flight.call)
-    result = start(flight)
-    return await result if isawaitable(result) else result
+    return await start(flight)
 
 
-def start(flight: Flight) -> Any:
-    """Start the tool of ``flight``: an inline sync tool's result at once, else an awaitable
-    of the result."""
+def start(flight: Flight) -> Awaitable[Any]:
+    """The tool of ``flight`` invoked with its validated arguments (await it for the
+    result)."""
     tool, run, call = flight.tool, flight.run, flight.call
     assert tool is not None and flight.arguments is not None
     context = None
@@ -560,8 +566,6 @@ def start(flight: Flight) -> Any:
             session_id=run.session.id if run.session is not None else None,
             run=run,
         )
-    if tool.inline and not tool.is_async:
-        return tool.call_inline(flight.arguments, context)
     return tool.invoke(flight.arguments, context)
 
 
