@@ -264,31 +264,14 @@ def resolve(flight: Flight) -> None:
         flight.outcome = ToolOutcome(call, error=error, source="validation")
         return
     tool = flight.tool
-    if (
-        type(tool) is Tool
-        and tool.exact_types is not None
-        and _exact(call.arguments, tool.exact_types)
-    ):
-        flight.arguments = call.arguments  # read only: a tool gets its own keywords
-        return
     try:
         arguments = tool.validate(call.arguments)
     except ToolValidationError as exc:
         flight.outcome = ToolOutcome(call, error=exc, source="validation")
         return
     flight.arguments = arguments
-    if _coerced(call.arguments, arguments):
+    if arguments is not call.arguments and _coerced(call.arguments, arguments):
         flight.call = ToolCall(id=call.id, name=call.name, arguments=arguments)
-
-
-def _exact(given: dict[str, Any], types: dict[str, type]) -> bool:
-    """True when ``given`` holds every parameter, each of exactly its plain type."""
-    if len(given) != len(types):
-        return False
-    for key, kind in types.items():  # noqa: SIM110 (a loop, not a generator per call)
-        if type(given.get(key)) is not kind:
-            return False
-    return True
 
 
 def _coerced(given: dict[str, Any], validated: dict[str, Any]) -> bool:
