@@ -1,8 +1,12 @@
 """Machine instructions per agent run, counted by valgrind's callgrind: a figure that does not
 move with the load of a shared machine, so a change's cost shows even where CPU time swings.
 
-    python benchmarks/callgrind.py                  # this checkout, every row
+    python benchmarks/callgrind.py                      # this checkout, every row
     python benchmarks/callgrind.py /tmp/old "0 hooks"   # the checkout at /tmp/old, one row
+
+Each row also shows what building the run's pydantic models through their constructors
+costs of it (the constructions one run makes, caught with ``sys.setprofile`` and made again
+alone between the markers).
 
 The count covers everything a run executes, pydantic's compiled validators and the
 interpreter included (``sys.settrace`` counts only Python bytecode, and a validator as one
@@ -62,10 +66,36 @@ for event in {events}.get(setup, ()):
 async def main():
     for _ in range(5):  # warm: what is built once is not per run
         assert (await ah.Session(agent).chat("2+3?")).content == "5"
+    if {models}:
+        await models()
+        return
     "".expandtabs()  # callgrind zeroes its counters here
     for _ in range(runs):
         await ah.Session(agent).chat("2+3?")
     "".swapcase()  # and writes them out here
+
+
+async def models():
+    # the pydantic models one run builds, caught as their constructors are entered, then
+    # built again alone between the markers: what they cost of the run
+    built = []
+
+    def caught(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_name == "__init__" and code.co_filename.endswith(
+            "pydantic/main.py"
+        ):
+            built.append((type(frame.f_locals["self"]), dict(frame.f_locals["data"])))
+
+    sys.setprofile(caught)
+    await ah.Session(agent).chat("2+3?")
+    sys.setprofile(None)
+    print(len(built), file=sys.stderr)
+    "".expandtabs()
+    for _ in range(runs):
+        for cls, data in built:
+            cls(**data)
+    "".swapcase()
 
 
 asyncio.run(main())
@@ -77,10 +107,14 @@ def available() -> bool:
     return shutil.which("valgrind") is not None
 
 
-def count(root: Path, setup: str, runs: int = RUNS) -> int:
+def count(root: Path, setup: str, runs: int = RUNS, *, models: bool = False) -> int:
     """Instructions one run of the row ``setup`` executes with the ``agenthooks`` package of
-    the checkout at ``root`` (``RuntimeError`` when callgrind wrote no count)."""
+    the checkout at ``root`` (``RuntimeError`` when callgrind wrote no count). ``models``:
+    only what building the run's pydantic models (messages, requests, the response, event
+    contexts) through their constructors costs, each built again alone with the arguments
+    the run gave it."""
     child = CHILD.replace("{events}", repr({"5 observers": ON_THE_PATH}))
+    child = child.replace("{models}", repr(models))
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "child.py"
         script.write_text(child)
@@ -119,8 +153,10 @@ def main(argv: list[str] | None = None) -> None:
         print("callgrind: valgrind is not installed (apt-get install valgrind)")
         return
     print(f"\n## Instructions per run (callgrind), {root}")
+    print(f"{'row':24} {'a run':>12} {'its models':>12} {'share':>6}")
     for setup in rows:
-        print(f"{setup:24} {count(root, setup):>12,}")
+        whole, models = count(root, setup), count(root, setup, models=True)
+        print(f"{setup:24} {whole:>12,} {models:>12,} {models / whole:6.0%}")
 
 
 if __name__ == "__main__":
