@@ -32,8 +32,6 @@ _TEARDOWN = {name: spec.teardown for name, spec in CATALOG.items()}
 _QUIET = {name: False if spec.kind == "predicate" else None for name, spec in CATALOG.items()}
 """What firing each event returns when nobody listens."""
 _UNKNOWN = object()
-# return types that are never awaitable: the awaitable test is skipped for them
-_PLAIN = frozenset({dict, bool, Deny, Ask})
 
 
 class Dispatcher:
@@ -89,11 +87,7 @@ class Dispatcher:
                     continue
                 try:
                     result = reg.fn(ctx)
-                    if reg.is_async or (
-                        result is not None
-                        and type(result) not in _PLAIN
-                        and inspect.isawaitable(result)
-                    ):
+                    if reg.is_async or (result is not None and inspect.isawaitable(result)):
                         result = await result
                     if result is None:
                         continue
