@@ -32,7 +32,9 @@ async def model_call(run: Run, request: ProviderRequest) -> ProviderResponse | D
     """One provider call of ``run``: the response the run goes on with, or the ``Deny`` of
     ``pre_request`` / ``on_response``. Raises what the provider raised (or its ``{"error"}``
     replacement) when nothing recovered. When nobody listens, nothing wraps the call and the
-    run does not stream, the provider's own ``complete`` is called straight away."""
+    run does not stream, the provider's own ``complete`` is called straight away, with no
+    context and no hook layer (this shortcut and the tool call's save a 0-hook run 111k of
+    its 444k instructions: ``benchmarks/callgrind.py`` with the stacks always built)."""
     provider = run.provider
     if provider is None:
         raise ProviderError(f"agent {run.agent.name!r} has no provider: pass provider=...")
