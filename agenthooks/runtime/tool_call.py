@@ -528,19 +528,12 @@ async def endpoint(ctx: PreToolCallContext) -> Any:
 
 
 async def run_tool(flight: Flight) -> Any:
-    """Run the tool of ``flight`` (a stored run first notes that it starts) and return its
-    result."""
-    run = flight.run
-    if run.journal is not None:
-        await run.journal.starting(run, flight.call)
-    return await start(flight)
-
-
-def start(flight: Flight) -> Awaitable[Any]:
-    """The tool of ``flight`` invoked with its validated arguments (await it for the
-    result)."""
+    """Run the tool of ``flight`` with its validated arguments (a stored run first notes that
+    it starts) and return its result."""
     tool, run, call = flight.tool, flight.run, flight.call
     assert tool is not None and flight.arguments is not None
+    if run.journal is not None:
+        await run.journal.starting(run, call)
     context = None
     if tool.context_param is not None:
         context = ToolContext(
@@ -552,7 +545,7 @@ def start(flight: Flight) -> Awaitable[Any]:
             session_id=run.session.id if run.session is not None else None,
             run=run,
         )
-    return tool.invoke(flight.arguments, context)
+    return await tool.invoke(flight.arguments, context)
 
 
 __all__ = [
@@ -566,7 +559,6 @@ __all__ = [
     "render",
     "run_tool",
     "settle",
-    "start",
     "tool_call",
     "tool_message",
 ]
