@@ -119,7 +119,9 @@ def count(root: Path, setup: str, runs: int = RUNS, *, models: bool = False) -> 
         script = Path(tmp) / "child.py"
         script.write_text(child)
         out = Path(tmp) / "callgrind.out"
-        env = {**os.environ, "PYTHONPATH": str(root)}
+        # a fixed hash seed: string hashes decide how many probes a dict lookup takes, which
+        # moves a random-seeded count by about a thousand instructions from one child to the next
+        env = {**os.environ, "PYTHONPATH": str(root), "PYTHONHASHSEED": "0"}
         subprocess.run(
             [
                 "valgrind",
