@@ -25,7 +25,6 @@ from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ..bus.signals import RECORD_COUNTS
 from ..decisions import Approve, Decision, Deny
 from ..errors import (
     RegistrationError,
@@ -249,18 +248,11 @@ class Session:
     ) -> AgentResponse:
         if keeper is not None:
             keeper.beat()
-        # the hot path: no context manager, and nothing to count when nobody records
-        counted = records or "on_event" in run.bus.listened
-        if counted:
-            RECORD_COUNTS[run.run_id] = records
-        try:
-            return await body()
-        finally:
+        with counting(run, records):
             try:
-                await self._end(run, start, keeper)
+                return await body()
             finally:
-                if counted:
-                    RECORD_COUNTS.pop(run.run_id, None)
+                await self._end(run, start, keeper)
 
     async def _stream(
         self,
