@@ -7,7 +7,8 @@ Where each check runs:
   before the call counts; a run-level ``deny`` that fired earlier denies every later call.
 - ``prepare_next_turn`` (guard): turns, tokens and cost, measured after a turn and before the
   next request, so an answer already paid for is always returned; a ``downgrade`` returns
-  ``{"model": cheaper}`` here (also one a tool check asked for).
+  ``{"model": cheaper}`` here (also one a tool check asked for). What the run used since the
+  last check is added to its counters in the store, and the caps are checked against them.
 - ``on_response`` (ordinary, priority 100): fills ``usage.cost`` from the pricing table when
   the provider did not, so ``max_cost`` and every later hook see the cost.
 - ``pre_request`` (guard): the shared ``budget`` of turns, tokens and cost, before every
@@ -20,7 +21,10 @@ Where each check runs:
 - ``on_chat_end``: drops the run's state.
 
 Counters live in a ``LimitsStore``: this process's memory by default, or Redis
-(``RedisStore``), where every process using the same store shares them atomically.
+(``RedisStore``), where every process using the same store shares them atomically. A run's
+counters are keyed by its run id (``run:ID:tool_calls``, ``run:ID:turns``, ...), so the
+processes that serve one run (the workers of ``agenthooks serve`` answering one client
+session) count it once between them.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from agenthooks.plugins import PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
 from .settings import LIMITS_ENV, LimitsConfigError
-from .state import Breach, RunState, carry, reached, restore, worst
+from .state import RUN_METRICS, Breach, RunState, carry, reached, restore, worst
 from .store import Check, LimitsStore, MemoryStore
 
 if TYPE_CHECKING:
@@ -346,11 +350,26 @@ class Limits:
             state = self._runs[run_id] = RunState()
         return state
 
+    def run_keys(self, run_id: str) -> set[str]:
+        """Every counter the configuration keeps for the run ``run_id`` in the store (its
+        ``run:ID:...`` keys), whether or not this process has counted in it."""
+        run = f"run:{run_id}:"
+        caps = (self.max_turns, self.max_tokens, self.max_cost)
+        keys = {run + m for m, cap in zip(RUN_METRICS, caps) if cap is not None}
+        if self.max_tool_calls is not None:
+            keys.add(run + "tool_calls")
+        keys.update(f"{run}tool:{tool}" for tool in self.max_calls_per_tool)
+        keys.update(f"{run}rate:{t}" for t, rate in self.rate_limits.items() if not rate.shared)
+        return keys
+
     async def _forget(self, ctx: ChatEndContext) -> None:
         state = self._runs.pop(ctx.run_id, None)
-        if state is not None and state.keys:
+        # the counters the run may have anywhere: another process (a worker that answered
+        # part of a served session) may have counted in them without this one knowing
+        keys = self.run_keys(ctx.run_id) | (state.keys if state is not None else set())
+        if keys:
             try:
-                await _maybe(self.store.forget(sorted(state.keys)))
+                await _maybe(self.store.forget(sorted(keys)))
             except Exception as exc:  # a shared store expires them anyway (RUN_TTL)
                 log.warning("limits_store_failed", operation="forget", error=_text(exc))
 
@@ -533,17 +552,35 @@ class Limits:
             except Exception as exc:  # the call was made; a failed count must not break the run
                 log.warning("limits_store_failed", operation="add", key=key, error=_text(exc))
 
-    def _between_turns(self, ctx: TurnContext) -> dict[str, Any] | None:
+    async def _between_turns(self, ctx: TurnContext) -> dict[str, Any] | None:
         state = self._state(ctx.run_id)
         usage = ctx.usage
+        # the run's own measures (a sub-agent's usage included) ...
+        measures = {
+            "turns": (self.max_turns, float((ctx.iteration or 0) + 1)),
+            "tokens": (
+                self.max_tokens,
+                float(usage.total_tokens or usage.input_tokens + usage.output_tokens),
+            ),
+            "cost": (self.max_cost, float(usage.cost)),
+        }
+        run = f"run:{ctx.run_id}:"
+        counted: list[tuple[str, Cap, Check]] = []
+        for metric, (cap, measure) in measures.items():
+            if cap is None:
+                continue
+            # ... of which the store gets what this process has not added yet, so the
+            # counter is the run's total whichever processes saw its turns; never blocking
+            # (the turn happened): the check reads the total it reached
+            amount = max(0.0, measure - state.added.get(metric, 0.0))
+            state.added[metric] = state.added.get(metric, 0.0) + amount
+            counted.append((metric, cap, Check(run + metric, amount, cap.limit, ttl=RUN_TTL)))
         breaches: list[Breach] = []
-        if self.max_turns is not None:
-            breaches += reached("turns", self.max_turns, (ctx.iteration or 0) + 1)
-        if self.max_tokens is not None:
-            tokens = usage.total_tokens or usage.input_tokens + usage.output_tokens
-            breaches += reached("tokens", self.max_tokens, tokens)
-        if self.max_cost is not None:
-            breaches += reached("cost", self.max_cost, usage.cost)
+        if counted:
+            state.keys.update(check.key for _, _, check in counted)
+            used, _counted = await _maybe(self.store.count([c[2] for c in counted]))
+            for (metric, cap, check), before in zip(counted, used):
+                breaches += reached(metric, cap, before + check.amount)
         verdict = self._act(ctx.run_id, state, breaches)
         if verdict is not None:
             if verdict.action == "stop":
