@@ -107,9 +107,11 @@ class Team:
         self.tokens = write_tokens(tmp_path / "tokens", ada=TOKEN)
         self.url = url
 
-    def run(self, prompt: str, replies: list[Any], **options: Any) -> tuple[dict[str, Any], Any]:
+    def run(
+        self, prompt: str, replies: list[Any], *serve: str, **options: Any
+    ) -> tuple[dict[str, Any], Any]:
         with (
-            serve_command("--token-file", str(self.tokens), env=self.env) as server,
+            serve_command("--token-file", str(self.tokens), *serve, env=self.env) as server,
             AnthropicServer() as model,
         ):
             model.reply(*replies)
@@ -610,3 +612,46 @@ def test_a_per_session_cap_holds_under_concurrent_requests_to_two_workers(
     }
     assert denied == {DENIED.format(n=7)}
     assert float(total or 0) == 7  # the refused calls were never counted
+
+
+def test_claude_code_stopped_by_a_cap_counted_in_redis_by_two_workers(
+    tmp_path: Path, url: str, prefix: str
+) -> None:
+    """The real client against two workers and a limits file with a ``[store]``: the second
+    call of the session is its last, and the session's counter goes with its run."""
+    team = Team(tmp_path, url, prefix)
+    config = tmp_path / "limits-stop.toml"
+    config.write_text(
+        f'max_tool_calls = {{ limit = 2, action = "stop" }}\n\n'
+        f'[store]\nurl = "{url}"\nprefix = "{prefix}limits:"\n',
+        encoding="utf-8",
+    )
+    team.env["AGENTHOOKS_LIMITS_CONFIG"] = str(config)
+    result, requests = team.run(
+        "three steps",
+        [
+            bash("echo one > one.txt", "toolu_r1"),
+            bash("echo two > two.txt", "toolu_r2"),
+            bash("echo three > three.txt", "toolu_r3"),
+            answer("never asked"),
+        ],
+        "--workers",
+        "2",
+        "--redis",
+        url,
+        "--redis-prefix",
+        f"{prefix}state:",
+    )
+    assert (team.workdir / "one.txt").exists() and (team.workdir / "two.txt").exists()
+    assert not (team.workdir / "three.txt").exists()
+    assert len(requests) == 3  # stopped at the third call: the model was not asked again
+    records = team.records(until="on_chat_end")
+    stops = [r for r in records if r["type"] == "on_stop"]
+    assert len(stops) == 1
+    assert "tool call limit: 2 of 2 tool calls used" in json.dumps(stops[0])
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        run_id = f"claude-code-{result['session_id']}"
+        assert client.exists(f"{prefix}limits:run:{run_id}:tool_calls") == 0
+    finally:
+        client.close()
