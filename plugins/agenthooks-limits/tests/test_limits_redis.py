@@ -188,6 +188,8 @@ async def test_two_processes_add_up_a_runs_turns_and_tokens(
         await turn(first, 0, 40)
         await turn(first, 1, 70)  # the run's own totals: only what is new is added
         assert counters() == (2, 70)
+        # kept as long as the hook server keeps a session: an idle session keeps its count
+        assert 6 * 86_400 < client.ttl(f"{redis_prefix}run:r-shared:turns") <= 7 * 86_400
         await turn(first, 1, 70)  # the same measure again adds nothing
         assert counters() == (2, 70)
         with pytest.raises(StopRun) as stop:

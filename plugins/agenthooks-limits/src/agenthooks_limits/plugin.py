@@ -61,9 +61,10 @@ log = structlog.get_logger("agenthooks_limits")
 
 DISTRIBUTION = "agenthooks-limits"
 DEFAULT_DENY_MESSAGE = 'Tool call "{tool}" was denied ({reason})'
-RUN_TTL = 86_400.0
+RUN_TTL = 7 * 86_400.0
 """Seconds a run's counters outlive their last change in a shared store (a run that never
-ended)."""
+ended). As long as the hook server keeps a session's state: a client session idle for a day
+must not find its tool-call count gone while the session itself goes on."""
 BUDGET_KEYS = ("max_turns", "max_tool_calls", "max_tokens", "max_cost", "max_calls_per_tool")
 SPEND_PRIORITY = -1_000_000
 """The budget's ``on_response`` handler runs after the others (the pricing one included)."""
