@@ -15,6 +15,7 @@ from agenthooks_limits import Cap, Limits, RateLimit, RedisStore, parse_limits
 
 from agenthooks import (
     Agent,
+    Deny,
     HookBus,
     ProviderResponse,
     ScriptedProvider,
@@ -23,8 +24,8 @@ from agenthooks import (
     Usage,
     tool,
 )
-from agenthooks.bridges import BridgeRun, Capabilities
-from agenthooks.events import ChatEndContext, PrepareNextTurnContext
+from agenthooks.bridges import BridgeRun, BridgeTool, Capabilities
+from agenthooks.events import ChatEndContext, PrepareNextTurnContext, PreToolCallContext
 
 HERE = Path(__file__).resolve().parent
 
@@ -154,7 +155,8 @@ TURNS = Capabilities(
     framework="a process of a run",
     distribution="agenthooks-limits tests",
     setup="",
-    fires=frozenset({"prepare_next_turn", "on_chat_end"}),
+    fires=frozenset({"prepare_next_turn", "pre_tool_call", "on_chat_end"}),
+    honours={"pre_tool_call": frozenset({"deny"})},
 )
 
 
@@ -197,6 +199,52 @@ async def test_two_processes_add_up_a_runs_turns_and_tokens(
         assert stop.value.reason == "token limit: 100 of 100 tokens used"
         assert counters() == (3, 100)
         await second.fire("on_chat_end", ChatEndContext)
+        assert sorted(client.scan_iter(match=redis_prefix + "*")) == []
+    finally:
+        client.close()
+        for store in stores:
+            await store.aclose()
+
+
+async def test_processes_share_a_runs_tool_calls_and_keep_nothing_of_it(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Two processes answer the tool calls of one run (as two workers answer one session):
+    one count between them, and neither keeps state of the run in memory, so the one that
+    never sees its end holds nothing of it; the end, in the other, drops its counter."""
+    stores = [RedisStore(redis_url, prefix=redis_prefix) for _ in range(2)]
+    limits = [Limits(max_tool_calls=2, store=store) for store in stores]
+    runs = []
+    for plugin in limits:
+        bus = HookBus()
+        bus.use(plugin)
+        runs.append(BridgeRun(bus, TURNS, agent="a", run_id="r-tools"))
+
+    async def call(run: BridgeRun, n: int) -> Any:
+        got = await run.fire(
+            "pre_tool_call",
+            PreToolCallContext,
+            call=ToolCall(id=f"c{n}", name="search", arguments={"q": str(n)}),
+            tool=BridgeTool("search"),
+            tool_call_id=f"c{n}",
+            scope=None,
+            short_circuit=None,
+            result=None,
+            error=None,
+        )
+        return got.reason if isinstance(got, Deny) else None
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        verdicts = [await call(runs[n % 2], n) for n in range(4)]
+        assert (
+            verdicts
+            == [None, None]
+            + ['Tool call "search" was denied (tool call limit: 2 of 2 tool calls used)'] * 2
+        )
+        assert client.get(f"{redis_prefix}run:r-tools:tool_calls") == "2"
+        assert [plugin.active_runs() for plugin in limits] == [[], []]
+        await runs[1].fire("on_chat_end", ChatEndContext)
         assert sorted(client.scan_iter(match=redis_prefix + "*")) == []
     finally:
         client.close()

@@ -364,10 +364,10 @@ class Limits:
         return keys
 
     async def _forget(self, ctx: ChatEndContext) -> None:
-        state = self._runs.pop(ctx.run_id, None)
+        self._runs.pop(ctx.run_id, None)
         # the counters the run may have anywhere: another process (a worker that answered
         # part of a served session) may have counted in them without this one knowing
-        keys = self.run_keys(ctx.run_id) | (state.keys if state is not None else set())
+        keys = self.run_keys(ctx.run_id)
         if keys:
             try:
                 await _maybe(self.store.forget(sorted(keys)))
@@ -376,12 +376,10 @@ class Limits:
 
     async def _paused(self, ctx: ChatPausedContext) -> None:
         state = self._runs.get(ctx.run_id)
-        if state is None:
-            return
         prefix = f"run:{ctx.run_id}:"
         # the running totals of the run's counters (a per-run rate window is a time window:
         # a human's pause outlasts it, so it starts afresh)
-        totals = sorted(k for k in state.keys if ":rate:" not in k)
+        totals = sorted(k for k in self.run_keys(ctx.run_id) if ":rate:" not in k)
         used: list[float] = []
         if totals:
             try:
@@ -391,7 +389,8 @@ class Limits:
                 log.warning("limits_store_failed", operation="carry", error=_text(exc))
                 used = []
         counters = {k[len(prefix) :]: u for k, u in zip(totals, used) if u}
-        ctx.state[self.name] = carry(state, counters)
+        if state is not None or counters:
+            ctx.state[self.name] = carry(state or RunState(), counters)
 
     async def _resumed(self, ctx: RunResumedContext) -> None:
         kept = ctx.state.get(self.name)
@@ -400,7 +399,6 @@ class Limits:
         state, counters = restore(kept)
         prefix = f"run:{ctx.run_id}:"
         keys = {prefix + suffix: amount for suffix, amount in counters.items()}
-        state.keys.update(keys)
         self._runs[ctx.run_id] = state
         try:  # set, not added to: a counter this process still has is replaced
             await _maybe(self.store.forget(sorted(keys)))
@@ -410,7 +408,9 @@ class Limits:
             log.warning("limits_store_failed", operation="restore", error=_text(exc))
 
     def active_runs(self) -> list[str]:
-        """The run ids whose state is kept (runs that have not ended)."""
+        """The run ids whose state this process keeps (runs that have not ended and have
+        state beyond their counters in the store: the steps acted on, a deny or downgrade in
+        force, what was added between turns)."""
         return list(self._runs)
 
     # pricing --------------------------------------------------------------------------------
@@ -448,9 +448,11 @@ class Limits:
     async def _check_tool(self, ctx: PreToolCallContext) -> Deny | None:
         if ctx.short_circuit is not None:
             return None  # an ordinary handler answered (a cache hit): nothing is spent
-        state = self._state(ctx.run_id)
+        # no state is made for a run until it has some: a worker that answers part of a
+        # served session another worker ends keeps nothing of it
+        state = self._runs.get(ctx.run_id)
         name = ctx.call.name
-        if state.deny_tools is not None:
+        if state is not None and state.deny_tools is not None:
             return Deny(self.deny_message.format(tool=name, reason=state.deny_tools.text))
         run = f"run:{ctx.run_id}:"
         # (metric, cap, tool, per, check) for every counter this call spends
@@ -475,12 +477,11 @@ class Limits:
         if not counters:
             return None
         checks = [c[4] for c in counters]
-        state.keys.update(c.key for c in checks if c.key.startswith(run))
         used, _counted = await _maybe(self.store.count(checks))
         breaches: list[Breach] = []
         for (metric, cap, tool, per, _check), amount in zip(counters, used):
             breaches += reached(metric, cap, amount, tool=tool, per=per)
-        verdict = self._act(ctx.run_id, state, breaches)
+        verdict = self._act(ctx.run_id, breaches)
         if verdict is not None:
             if verdict.action == "stop":
                 raise StopRun(verdict.text)
@@ -520,15 +521,15 @@ class Limits:
         breaches: list[Breach] = []
         for (metric, cap, _tool, _per, _check), amount in zip(counters, used):
             breaches += reached(metric, cap, amount)
-        state = self._state(ctx.run_id)
-        verdict = self._act(ctx.run_id, state, breaches)
+        verdict = self._act(ctx.run_id, breaches)
         if verdict is not None:
             if verdict.action == "stop":
                 raise StopRun(f"shared budget: {verdict.text}")
             return Deny(f"shared budget: {verdict.text}")
-        wanted, state.downgrade = state.downgrade, None
-        if wanted is None:
+        state = self._runs.get(ctx.run_id)
+        if state is None or state.downgrade is None:
             return None
+        wanted, state.downgrade = state.downgrade, None
         model = ctx.request.model
         cheaper = self._cheaper(model)
         if cheaper is None or cheaper == model:
@@ -578,11 +579,10 @@ class Limits:
             counted.append((metric, cap, Check(run + metric, amount, cap.limit, ttl=RUN_TTL)))
         breaches: list[Breach] = []
         if counted:
-            state.keys.update(check.key for _, _, check in counted)
             used, _counted = await _maybe(self.store.count([c[2] for c in counted]))
             for (metric, cap, check), before in zip(counted, used):
                 breaches += reached(metric, cap, before + check.amount)
-        verdict = self._act(ctx.run_id, state, breaches)
+        verdict = self._act(ctx.run_id, breaches)
         if verdict is not None:
             if verdict.action == "stop":
                 raise StopRun(verdict.text)
@@ -611,11 +611,12 @@ class Limits:
             return target
         return None if target is None else target.get(model)
 
-    def _act(self, run_id: str, state: RunState, breaches: list[Breach]) -> Breach | None:
+    def _act(self, run_id: str, breaches: list[Breach]) -> Breach | None:
         """Log every newly reached warn / downgrade step (each once per run), remember a
         downgrade for the next turn, and return the breach that denies or stops, if any."""
         for breach in breaches:
             if breach.action in ("warn", "downgrade"):
+                state = self._state(run_id)
                 key = (breach.metric, breach.tool, breach.step.at)
                 if key in state.fired:
                     continue

@@ -105,10 +105,10 @@ class Window:
 
 @dataclass
 class RunState:
-    """One run's counters, keyed in ``Limits`` by ``run_id``; dropped at ``on_chat_end``."""
+    """What one process keeps of a run besides its counters in the store (``run:ID:...``,
+    named by ``Limits.run_keys``), keyed in ``Limits`` by ``run_id``; dropped at
+    ``on_chat_end``."""
 
-    keys: set[str] = field(default_factory=set)
-    """The run's counters in the store (``run:ID:...``), dropped with it."""
     fired: set[tuple[str, str | None, float]] = field(default_factory=set)
     """(metric, tool, at) of the warn / downgrade steps already acted on."""
     deny_tools: Breach | None = None
