@@ -7,12 +7,25 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
 from agenthooks_limits import Cap, Limits, RateLimit, RedisStore, parse_limits
 
-from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, StopRun, ToolCall, tool
+from agenthooks import (
+    Agent,
+    Deny,
+    HookBus,
+    ProviderResponse,
+    ScriptedProvider,
+    StopRun,
+    ToolCall,
+    Usage,
+    tool,
+)
+from agenthooks.bridges import BridgeRun, BridgeTool, Capabilities
+from agenthooks.events import ChatEndContext, PrepareNextTurnContext, PreToolCallContext
 
 pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
@@ -138,3 +151,104 @@ async def test_a_budget_in_memory_is_shared_by_the_runs_of_one_process() -> None
         "results for 0",
         'Tool call "search" was denied (tool call limit: 3 of 3 tool calls used)',
     ]
+
+
+TURNS = Capabilities(
+    framework="a process of a run",
+    distribution="agenthooks-limits tests",
+    setup="",
+    fires=frozenset({"prepare_next_turn", "pre_tool_call", "on_chat_end"}),
+    honours={"pre_tool_call": frozenset({"deny"})},
+)
+
+
+async def test_two_processes_add_up_a_runs_turns_and_tokens(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Each process adds the turns and tokens of the run it saw to the run's counters in
+    Redis, and the caps hold against the sum (two ``Limits`` with their own memory stand
+    for two workers of one run)."""
+    stores = [RedisStore(redis_url, prefix=redis_prefix) for _ in range(2)]
+    runs = []
+    for store in stores:
+        bus = HookBus()
+        bus.use(Limits(max_turns=5, max_tokens=100, store=store))
+        runs.append(BridgeRun(bus, TURNS, agent="a", run_id="r-shared"))
+    first, second = runs
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+
+    async def turn(run: BridgeRun, iteration: int, tokens: int) -> Any:
+        run.iteration = iteration
+        run.usage = Usage(input_tokens=tokens, output_tokens=0, total_tokens=tokens)
+        return await run.fire("prepare_next_turn", PrepareNextTurnContext, model="m")
+
+    def counters() -> tuple[float, float]:
+        turns, tokens = client.mget(
+            f"{redis_prefix}run:r-shared:turns", f"{redis_prefix}run:r-shared:tokens"
+        )
+        return float(turns or 0), float(tokens or 0)
+
+    try:
+        await turn(first, 0, 40)
+        await turn(first, 1, 70)  # the run's own totals: only what is new is added
+        assert counters() == (2, 70)
+        # kept as long as the hook server keeps a session: an idle session keeps its count
+        assert 6 * 86_400 < client.ttl(f"{redis_prefix}run:r-shared:turns") <= 7 * 86_400
+        await turn(first, 1, 70)  # the same measure again adds nothing
+        assert counters() == (2, 70)
+        with pytest.raises(StopRun) as stop:
+            await turn(second, 0, 30)  # this process saw one turn of 30 tokens
+        assert stop.value.reason == "token limit: 100 of 100 tokens used"
+        assert counters() == (3, 100)
+        await second.fire("on_chat_end", ChatEndContext)
+        assert sorted(client.scan_iter(match=redis_prefix + "*")) == []
+    finally:
+        client.close()
+        for store in stores:
+            await store.aclose()
+
+
+async def test_processes_share_a_runs_tool_calls_and_keep_nothing_of_it(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """Two processes answer the tool calls of one run (as two workers answer one session):
+    one count between them, and neither keeps state of the run in memory, so the one that
+    never sees its end holds nothing of it; the end, in the other, drops its counter."""
+    stores = [RedisStore(redis_url, prefix=redis_prefix) for _ in range(2)]
+    limits = [Limits(max_tool_calls=2, store=store) for store in stores]
+    runs = []
+    for plugin in limits:
+        bus = HookBus()
+        bus.use(plugin)
+        runs.append(BridgeRun(bus, TURNS, agent="a", run_id="r-tools"))
+
+    async def call(run: BridgeRun, n: int) -> Any:
+        got = await run.fire(
+            "pre_tool_call",
+            PreToolCallContext,
+            call=ToolCall(id=f"c{n}", name="search", arguments={"q": str(n)}),
+            tool=BridgeTool("search"),
+            tool_call_id=f"c{n}",
+            scope=None,
+            short_circuit=None,
+            result=None,
+            error=None,
+        )
+        return got.reason if isinstance(got, Deny) else None
+
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        verdicts = [await call(runs[n % 2], n) for n in range(4)]
+        assert (
+            verdicts
+            == [None, None]
+            + ['Tool call "search" was denied (tool call limit: 2 of 2 tool calls used)'] * 2
+        )
+        assert client.get(f"{redis_prefix}run:r-tools:tool_calls") == "2"
+        assert [plugin.active_runs() for plugin in limits] == [[], []]
+        await runs[1].fire("on_chat_end", ChatEndContext)
+        assert sorted(client.scan_iter(match=redis_prefix + "*")) == []
+    finally:
+        client.close()
+        for store in stores:
+            await store.aclose()

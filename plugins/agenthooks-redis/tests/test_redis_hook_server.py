@@ -107,9 +107,11 @@ class Team:
         self.tokens = write_tokens(tmp_path / "tokens", ada=TOKEN)
         self.url = url
 
-    def run(self, prompt: str, replies: list[Any], **options: Any) -> tuple[dict[str, Any], Any]:
+    def run(
+        self, prompt: str, replies: list[Any], *serve: str, **options: Any
+    ) -> tuple[dict[str, Any], Any]:
         with (
-            serve_command("--token-file", str(self.tokens), env=self.env) as server,
+            serve_command("--token-file", str(self.tokens), *serve, env=self.env) as server,
             AnthropicServer() as model,
         ):
             model.reply(*replies)
@@ -441,3 +443,215 @@ def test_a_rate_per_caller_holds_across_workers(tmp_path: Path, url: str, prefix
                     ).status_code
                 )
     assert codes == [200] * 5 + [429] * 3
+
+
+def _limits_store(tmp_path: Path, url: str, prefix: str, cap: int) -> Path:
+    """A limits file whose per-run cap on tool calls is counted in the shared store."""
+    config = tmp_path / "limits-shared.toml"
+    config.write_text(
+        f'max_tool_calls = {cap}\n\n[store]\nurl = "{url}"\nprefix = "{prefix}limits:"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
+def _two_workers(team: Team, url: str, prefix: str) -> Any:
+    return serve_command(
+        "--token-file",
+        str(team.tokens),
+        "--workers",
+        "2",
+        "--redis",
+        url,
+        "--redis-prefix",
+        f"{prefix}state:",
+        env=team.env,
+    )
+
+
+def _worker_of(response: httpx.Response, server_port: int, workers: list[int]) -> int | None:
+    """The worker holding the server side of the response's connection (from /proc: the
+    socket whose remote port is the client's, and the worker with a descriptor on it)."""
+    port = response.extensions["network_stream"].get_extra_info("client_addr")[1]
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = fields[1], fields[2]
+        if int(local.split(":")[1], 16) == server_port and int(remote.split(":")[1], 16) == port:
+            inodes.add(f"socket:[{fields[9]}]")
+    for pid in workers:
+        try:
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                try:
+                    if os.readlink(fd) in inodes:
+                        return pid
+                except OSError:
+                    continue
+        except OSError:
+            continue
+    return None
+
+
+def _pinned(server: Any, each: int) -> list[list[httpx.Client]]:
+    """``each`` open clients per worker of the server (two): every request a client sends
+    goes to its worker, so a test decides which worker answers."""
+    port = int(str(server).rsplit(":", 1)[1])
+    workers = children(server.process.pid)
+    pinned: dict[int, list[httpx.Client]] = {}
+    for _ in range(400):
+        client = httpx.Client(timeout=60, limits=httpx.Limits(max_connections=1))
+        pid = _worker_of(client.get(f"{server}/healthz"), port, workers)
+        if pid is None or len(pinned.setdefault(pid, [])) >= each:
+            client.close()
+        else:
+            pinned[pid].append(client)
+        if len(pinned) == 2 and all(len(c) == each for c in pinned.values()):
+            return list(pinned.values())
+    raise AssertionError(f"the connections did not reach both workers: {pinned}")
+
+
+DENIED = 'Tool call "Bash" was denied (tool call limit: {n} of {n} tool calls used)'
+HEADERS = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def test_a_per_session_tool_call_cap_holds_across_two_workers(
+    tmp_path: Path, url: str, prefix: str
+) -> None:
+    """Four allowed, the fifth and later denied, the workers taking turns: the session's
+    count is one counter in Redis, not one per worker."""
+    team = Team(tmp_path, url, prefix, claude=False)
+    team.env["AGENTHOOKS_LIMITS_CONFIG"] = str(_limits_store(tmp_path, url, prefix, 4))
+    session, other = f"s-{uuid.uuid4().hex}", f"s-{uuid.uuid4().hex}"
+    with _two_workers(team, url, prefix) as server:
+        [first], [second] = _pinned(server, 1)
+        hook = f"{server}/v1/hooks/claude-code"
+        answers = [
+            (first if n % 2 == 0 else second).post(
+                hook, json=_pre_tool(session, f"ls d{n}"), headers=HEADERS
+            )
+            for n in range(8)
+        ]
+        # another session: counted by the first worker alone, ended by the second
+        theirs = [
+            first.post(hook, json=_pre_tool(other, f"ls o{n}"), headers=HEADERS) for n in (1, 2)
+        ]
+        ends = [
+            worker.post(
+                hook,
+                json={"session_id": s, "hook_event_name": "SessionEnd", "reason": "other"},
+                headers=HEADERS,
+            )
+            for worker, s in ((first, session), (second, other))
+        ]
+        counters = [f"{prefix}limits:run:claude-code-{s}:tool_calls" for s in (session, other)]
+        client_redis = redis.Redis.from_url(url, decode_responses=True)
+        try:
+            deadline = time.monotonic() + 10
+            while client_redis.exists(*counters) and time.monotonic() < deadline:
+                time.sleep(0.1)  # the end's handlers may still be running after the answer
+            left = client_redis.exists(*counters)
+        finally:
+            client_redis.close()
+        for client in (first, second):
+            client.close()
+    assert [a.status_code for a in answers] == [200] * 8
+    assert [_decision(a) for a in answers] == [None] * 4 + ["deny"] * 4
+    reasons = {a.json()["hookSpecificOutput"]["permissionDecisionReason"] for a in answers[4:]}
+    assert reasons == {DENIED.format(n=4)}
+    assert [_decision(a) for a in theirs] == [None, None]  # a count of its own
+    assert [e.status_code for e in ends] == [200, 200]
+    assert left == 0  # the ended sessions' counters went with them, whichever worker ended them
+    records = [r for r in team.records() if r["session_id"] == session]
+    pre = [r["denied"] for r in records if r["type"] == "pre_tool_call"]
+    assert pre == [None] * 4 + [DENIED.format(n=4)] * 4
+    assert [r["type"] for r in records].count("on_run_resumed") >= 1
+
+
+def test_a_per_session_cap_holds_under_concurrent_requests_to_two_workers(
+    tmp_path: Path, url: str, prefix: str
+) -> None:
+    """Thirty calls of one session at once, fifteen to each worker: exactly seven pass,
+    counted by one script in Redis, so two workers never both pass the last allowed call."""
+    team = Team(tmp_path, url, prefix, claude=False)
+    team.env["AGENTHOOKS_LIMITS_CONFIG"] = str(_limits_store(tmp_path, url, prefix, 7))
+    session = f"s-{uuid.uuid4().hex}"
+    hook_body = {"session_id": session, "hook_event_name": "SessionStart"}
+    with _two_workers(team, url, prefix) as server:
+        hook = f"{server}/v1/hooks/claude-code"
+        pinned = _pinned(server, 15)
+        started = pinned[0][0].post(hook, json=hook_body, headers=HEADERS)
+        clients = [c for pair in zip(*pinned) for c in pair]  # the workers alternate
+        answers: list[httpx.Response | None] = [None] * 30
+        barrier = threading.Barrier(30)
+
+        def ask(n: int) -> None:
+            barrier.wait()
+            answers[n] = clients[n].post(hook, json=_pre_tool(session, f"ls c{n}"), headers=HEADERS)
+
+        threads = [threading.Thread(target=ask, args=(n,)) for n in range(30)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(90)
+        for client in clients:
+            client.close()
+        counted = redis.Redis.from_url(url, decode_responses=True)
+        try:
+            total = counted.get(f"{prefix}limits:run:claude-code-{session}:tool_calls")
+        finally:
+            counted.close()
+    assert started.status_code == 200
+    got = [a for a in answers if a is not None]
+    assert [a.status_code for a in got] == [200] * 30
+    decisions = [_decision(a) for a in got]
+    assert decisions.count(None) == 7 and decisions.count("deny") == 23
+    denied = {
+        a.json()["hookSpecificOutput"]["permissionDecisionReason"]
+        for a in got
+        if _decision(a) == "deny"
+    }
+    assert denied == {DENIED.format(n=7)}
+    assert float(total or 0) == 7  # the refused calls were never counted
+
+
+def test_claude_code_stopped_by_a_cap_counted_in_redis_by_two_workers(
+    tmp_path: Path, url: str, prefix: str
+) -> None:
+    """The real client against two workers and a limits file with a ``[store]``: the second
+    call of the session is its last, and the session's counter goes with its run."""
+    team = Team(tmp_path, url, prefix)
+    config = tmp_path / "limits-stop.toml"
+    config.write_text(
+        f'max_tool_calls = {{ limit = 2, action = "stop" }}\n\n'
+        f'[store]\nurl = "{url}"\nprefix = "{prefix}limits:"\n',
+        encoding="utf-8",
+    )
+    team.env["AGENTHOOKS_LIMITS_CONFIG"] = str(config)
+    result, requests = team.run(
+        "three steps",
+        [
+            bash("echo one > one.txt", "toolu_r1"),
+            bash("echo two > two.txt", "toolu_r2"),
+            bash("echo three > three.txt", "toolu_r3"),
+            answer("never asked"),
+        ],
+        "--workers",
+        "2",
+        "--redis",
+        url,
+        "--redis-prefix",
+        f"{prefix}state:",
+    )
+    assert (team.workdir / "one.txt").exists() and (team.workdir / "two.txt").exists()
+    assert not (team.workdir / "three.txt").exists()
+    assert len(requests) == 3  # stopped at the third call: the model was not asked again
+    records = team.records(until="on_chat_end")
+    stops = [r for r in records if r["type"] == "on_stop"]
+    assert len(stops) == 1
+    assert "tool call limit: 2 of 2 tool calls used" in json.dumps(stops[0])
+    client = redis.Redis.from_url(url, decode_responses=True)
+    try:
+        run_id = f"claude-code-{result['session_id']}"
+        assert client.exists(f"{prefix}limits:run:{run_id}:tool_calls") == 0
+    finally:
+        client.close()

@@ -7,7 +7,8 @@ Where each check runs:
   before the call counts; a run-level ``deny`` that fired earlier denies every later call.
 - ``prepare_next_turn`` (guard): turns, tokens and cost, measured after a turn and before the
   next request, so an answer already paid for is always returned; a ``downgrade`` returns
-  ``{"model": cheaper}`` here (also one a tool check asked for).
+  ``{"model": cheaper}`` here (also one a tool check asked for). What the run used since the
+  last check is added to its counters in the store, and the caps are checked against them.
 - ``on_response`` (ordinary, priority 100): fills ``usage.cost`` from the pricing table when
   the provider did not, so ``max_cost`` and every later hook see the cost.
 - ``pre_request`` (guard): the shared ``budget`` of turns, tokens and cost, before every
@@ -20,7 +21,10 @@ Where each check runs:
 - ``on_chat_end``: drops the run's state.
 
 Counters live in a ``LimitsStore``: this process's memory by default, or Redis
-(``RedisStore``), where every process using the same store shares them atomically.
+(``RedisStore``), where every process using the same store shares them atomically. A run's
+counters are keyed by its run id (``run:ID:tool_calls``, ``run:ID:turns``, ...), so the
+processes that serve one run (the workers of ``agenthooks serve`` answering one client
+session) count it once between them.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from agenthooks.plugins import PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
 from .settings import LIMITS_ENV, LimitsConfigError
-from .state import Breach, RunState, carry, reached, restore, worst
+from .state import RUN_METRICS, Breach, RunState, carry, reached, restore, worst
 from .store import Check, LimitsStore, MemoryStore
 
 if TYPE_CHECKING:
@@ -57,9 +61,10 @@ log = structlog.get_logger("agenthooks_limits")
 
 DISTRIBUTION = "agenthooks-limits"
 DEFAULT_DENY_MESSAGE = 'Tool call "{tool}" was denied ({reason})'
-RUN_TTL = 86_400.0
+RUN_TTL = 7 * 86_400.0
 """Seconds a run's counters outlive their last change in a shared store (a run that never
-ended)."""
+ended). As long as the hook server keeps a session's state: a client session idle for a day
+must not find its tool-call count gone while the session itself goes on."""
 BUDGET_KEYS = ("max_turns", "max_tool_calls", "max_tokens", "max_cost", "max_calls_per_tool")
 SPEND_PRIORITY = -1_000_000
 """The budget's ``on_response`` handler runs after the others (the pricing one included)."""
@@ -346,22 +351,35 @@ class Limits:
             state = self._runs[run_id] = RunState()
         return state
 
+    def run_keys(self, run_id: str) -> set[str]:
+        """Every counter the configuration keeps for the run ``run_id`` in the store (its
+        ``run:ID:...`` keys), whether or not this process has counted in it."""
+        run = f"run:{run_id}:"
+        caps = (self.max_turns, self.max_tokens, self.max_cost)
+        keys = {run + m for m, cap in zip(RUN_METRICS, caps) if cap is not None}
+        if self.max_tool_calls is not None:
+            keys.add(run + "tool_calls")
+        keys.update(f"{run}tool:{tool}" for tool in self.max_calls_per_tool)
+        keys.update(f"{run}rate:{t}" for t, rate in self.rate_limits.items() if not rate.shared)
+        return keys
+
     async def _forget(self, ctx: ChatEndContext) -> None:
-        state = self._runs.pop(ctx.run_id, None)
-        if state is not None and state.keys:
+        self._runs.pop(ctx.run_id, None)
+        # the counters the run may have anywhere: another process (a worker that answered
+        # part of a served session) may have counted in them without this one knowing
+        keys = self.run_keys(ctx.run_id)
+        if keys:
             try:
-                await _maybe(self.store.forget(sorted(state.keys)))
+                await _maybe(self.store.forget(sorted(keys)))
             except Exception as exc:  # a shared store expires them anyway (RUN_TTL)
                 log.warning("limits_store_failed", operation="forget", error=_text(exc))
 
     async def _paused(self, ctx: ChatPausedContext) -> None:
         state = self._runs.get(ctx.run_id)
-        if state is None:
-            return
         prefix = f"run:{ctx.run_id}:"
         # the running totals of the run's counters (a per-run rate window is a time window:
         # a human's pause outlasts it, so it starts afresh)
-        totals = sorted(k for k in state.keys if ":rate:" not in k)
+        totals = sorted(k for k in self.run_keys(ctx.run_id) if ":rate:" not in k)
         used: list[float] = []
         if totals:
             try:
@@ -371,7 +389,8 @@ class Limits:
                 log.warning("limits_store_failed", operation="carry", error=_text(exc))
                 used = []
         counters = {k[len(prefix) :]: u for k, u in zip(totals, used) if u}
-        ctx.state[self.name] = carry(state, counters)
+        if state is not None or counters:
+            ctx.state[self.name] = carry(state or RunState(), counters)
 
     async def _resumed(self, ctx: RunResumedContext) -> None:
         kept = ctx.state.get(self.name)
@@ -380,7 +399,6 @@ class Limits:
         state, counters = restore(kept)
         prefix = f"run:{ctx.run_id}:"
         keys = {prefix + suffix: amount for suffix, amount in counters.items()}
-        state.keys.update(keys)
         self._runs[ctx.run_id] = state
         try:  # set, not added to: a counter this process still has is replaced
             await _maybe(self.store.forget(sorted(keys)))
@@ -390,7 +408,9 @@ class Limits:
             log.warning("limits_store_failed", operation="restore", error=_text(exc))
 
     def active_runs(self) -> list[str]:
-        """The run ids whose state is kept (runs that have not ended)."""
+        """The run ids whose state this process keeps (runs that have not ended and have
+        state beyond their counters in the store: the steps acted on, a deny or downgrade in
+        force, what was added between turns)."""
         return list(self._runs)
 
     # pricing --------------------------------------------------------------------------------
@@ -428,9 +448,11 @@ class Limits:
     async def _check_tool(self, ctx: PreToolCallContext) -> Deny | None:
         if ctx.short_circuit is not None:
             return None  # an ordinary handler answered (a cache hit): nothing is spent
-        state = self._state(ctx.run_id)
+        # no state is made for a run until it has some: a worker that answers part of a
+        # served session another worker ends keeps nothing of it
+        state = self._runs.get(ctx.run_id)
         name = ctx.call.name
-        if state.deny_tools is not None:
+        if state is not None and state.deny_tools is not None:
             return Deny(self.deny_message.format(tool=name, reason=state.deny_tools.text))
         run = f"run:{ctx.run_id}:"
         # (metric, cap, tool, per, check) for every counter this call spends
@@ -455,12 +477,11 @@ class Limits:
         if not counters:
             return None
         checks = [c[4] for c in counters]
-        state.keys.update(c.key for c in checks if c.key.startswith(run))
         used, _counted = await _maybe(self.store.count(checks))
         breaches: list[Breach] = []
         for (metric, cap, tool, per, _check), amount in zip(counters, used):
             breaches += reached(metric, cap, amount, tool=tool, per=per)
-        verdict = self._act(ctx.run_id, state, breaches)
+        verdict = self._act(ctx.run_id, breaches)
         if verdict is not None:
             if verdict.action == "stop":
                 raise StopRun(verdict.text)
@@ -500,15 +521,15 @@ class Limits:
         breaches: list[Breach] = []
         for (metric, cap, _tool, _per, _check), amount in zip(counters, used):
             breaches += reached(metric, cap, amount)
-        state = self._state(ctx.run_id)
-        verdict = self._act(ctx.run_id, state, breaches)
+        verdict = self._act(ctx.run_id, breaches)
         if verdict is not None:
             if verdict.action == "stop":
                 raise StopRun(f"shared budget: {verdict.text}")
             return Deny(f"shared budget: {verdict.text}")
-        wanted, state.downgrade = state.downgrade, None
-        if wanted is None:
+        state = self._runs.get(ctx.run_id)
+        if state is None or state.downgrade is None:
             return None
+        wanted, state.downgrade = state.downgrade, None
         model = ctx.request.model
         cheaper = self._cheaper(model)
         if cheaper is None or cheaper == model:
@@ -533,18 +554,35 @@ class Limits:
             except Exception as exc:  # the call was made; a failed count must not break the run
                 log.warning("limits_store_failed", operation="add", key=key, error=_text(exc))
 
-    def _between_turns(self, ctx: TurnContext) -> dict[str, Any] | None:
+    async def _between_turns(self, ctx: TurnContext) -> dict[str, Any] | None:
         state = self._state(ctx.run_id)
         usage = ctx.usage
+        # the run's own measures (a sub-agent's usage included) ...
+        measures = {
+            "turns": (self.max_turns, float((ctx.iteration or 0) + 1)),
+            "tokens": (
+                self.max_tokens,
+                float(usage.total_tokens or usage.input_tokens + usage.output_tokens),
+            ),
+            "cost": (self.max_cost, float(usage.cost)),
+        }
+        run = f"run:{ctx.run_id}:"
+        counted: list[tuple[str, Cap, Check]] = []
+        for metric, (cap, measure) in measures.items():
+            if cap is None:
+                continue
+            # ... of which the store gets what this process has not added yet, so the
+            # counter is the run's total whichever processes saw its turns; never blocking
+            # (the turn happened): the check reads the total it reached
+            amount = max(0.0, measure - state.added.get(metric, 0.0))
+            state.added[metric] = state.added.get(metric, 0.0) + amount
+            counted.append((metric, cap, Check(run + metric, amount, cap.limit, ttl=RUN_TTL)))
         breaches: list[Breach] = []
-        if self.max_turns is not None:
-            breaches += reached("turns", self.max_turns, (ctx.iteration or 0) + 1)
-        if self.max_tokens is not None:
-            tokens = usage.total_tokens or usage.input_tokens + usage.output_tokens
-            breaches += reached("tokens", self.max_tokens, tokens)
-        if self.max_cost is not None:
-            breaches += reached("cost", self.max_cost, usage.cost)
-        verdict = self._act(ctx.run_id, state, breaches)
+        if counted:
+            used, _counted = await _maybe(self.store.count([c[2] for c in counted]))
+            for (metric, cap, check), before in zip(counted, used):
+                breaches += reached(metric, cap, before + check.amount)
+        verdict = self._act(ctx.run_id, breaches)
         if verdict is not None:
             if verdict.action == "stop":
                 raise StopRun(verdict.text)
@@ -573,11 +611,12 @@ class Limits:
             return target
         return None if target is None else target.get(model)
 
-    def _act(self, run_id: str, state: RunState, breaches: list[Breach]) -> Breach | None:
+    def _act(self, run_id: str, breaches: list[Breach]) -> Breach | None:
         """Log every newly reached warn / downgrade step (each once per run), remember a
         downgrade for the next turn, and return the breach that denies or stops, if any."""
         for breach in breaches:
             if breach.action in ("warn", "downgrade"):
+                state = self._state(run_id)
                 key = (breach.metric, breach.tool, breach.step.at)
                 if key in state.fired:
                     continue

@@ -8,6 +8,9 @@ from typing import Any
 
 from .caps import SEVERITY, Action, Cap, Step
 
+RUN_METRICS = ("turns", "tokens", "cost")
+"""The run's measures counted between turns (its counters ``run:ID:turns`` and so on)."""
+
 
 def money(amount: float) -> str:
     """``$0.0123``: dollars with up to six decimals, trailing zeros dropped."""
@@ -102,16 +105,20 @@ class Window:
 
 @dataclass
 class RunState:
-    """One run's counters, keyed in ``Limits`` by ``run_id``; dropped at ``on_chat_end``."""
+    """What one process keeps of a run besides its counters in the store (``run:ID:...``,
+    named by ``Limits.run_keys``), keyed in ``Limits`` by ``run_id``; dropped at
+    ``on_chat_end``."""
 
-    keys: set[str] = field(default_factory=set)
-    """The run's counters in the store (``run:ID:...``), dropped with it."""
     fired: set[tuple[str, str | None, float]] = field(default_factory=set)
     """(metric, tool, at) of the warn / downgrade steps already acted on."""
     deny_tools: Breach | None = None
     """A run-level cap whose ``deny`` step fired: every later tool call is denied with it."""
     downgrade: Breach | None = None
     """A downgrade a tool check asked for, applied at the next ``prepare_next_turn``."""
+    added: dict[str, float] = field(default_factory=dict)
+    """What this process has added to the run's ``turns`` / ``tokens`` / ``cost`` counters
+    in the store: the next turn adds only what the run used since (so processes that see
+    turns of one run add them up, and none counts a turn twice)."""
 
 
 def _breach(breach: Breach | None) -> dict[str, Any] | None:
@@ -157,10 +164,13 @@ def restore(kept: dict[str, Any]) -> tuple[RunState, dict[str, float]]:
         downgrade=_unbreach(kept.get("downgrade")),
     )
     counters = {str(k): float(v) for k, v in dict(kept.get("counters", {})).items()}
+    # the resumed run goes on from the paused run's turns and usage: what the counters hold
+    state.added = {m: counters[m] for m in RUN_METRICS if m in counters}
     return state, counters
 
 
 __all__ = [
+    "RUN_METRICS",
     "Breach",
     "RunState",
     "Window",
