@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from .bridges.needs import everywhere
 from .bus import Disposer
 from .events.catalog import CATALOG, resolve
 from .messages import ProviderResponse, ToolCall
@@ -94,7 +95,7 @@ class HookRecorder:
             self.events.append((name, ctx))
 
         record.__qualname__ = f"HookRecorder.{name}"
-        return record
+        return everywhere(record)  # a bridge that never fires the event ignores it quietly
 
     def names(self) -> list[str]:
         """The recorded event names, in firing order."""

@@ -16,8 +16,19 @@ from .capabilities import (
     capability_table,
     installed_bridges,
 )
+from .current import current_run
+from .lock import RunEnded, RunLock
+from .needs import (
+    UnfiredEventError,
+    UnfiredEventWarning,
+    check_bus,
+    check_plugins,
+    everywhere,
+)
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
+from .stream import BridgeStream
 from .tool import BridgeTool, Validate
+from .turns import NextTurn
 from .validation import invalid_arguments
 
 __all__ = [
@@ -26,17 +37,27 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "BridgeError",
     "BridgeRun",
+    "BridgeStream",
     "BridgeTool",
     "Capabilities",
     "FrameworkModel",
     "ModelCall",
+    "NextTurn",
     "RunDenied",
+    "RunEnded",
+    "RunLock",
     "ToolInvoke",
     "ToolOutcome",
+    "UnfiredEventError",
+    "UnfiredEventWarning",
     "UnsupportedReturnError",
     "Validate",
     "bridge_capabilities",
     "capability_table",
+    "check_bus",
+    "check_plugins",
+    "current_run",
+    "everywhere",
     "installed_bridges",
     "invalid_arguments",
 ]

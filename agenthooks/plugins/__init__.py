@@ -33,6 +33,7 @@ from ..loop_clients import LoopClients
 from ..redaction import ExportRedaction
 from ..tools import serialize_result
 from .installing import PluginInfo, install
+from .needs import MissingEventError, Need, needs_of
 from .loader import (
     DISABLE_ENV,
     ENTRY_POINT_GROUP,
@@ -54,6 +55,8 @@ __all__ = [
     "Decision",
     "ExportRedaction",
     "LoopClients",
+    "MissingEventError",
+    "Need",
     "PluginConflictError",
     "PluginError",
     "PluginInfo",
@@ -65,6 +68,7 @@ __all__ = [
     "install",
     "load_entry_point_plugins",
     "looks_like_event",
+    "needs_of",
     "plugin_name",
     "serialize_result",
 ]

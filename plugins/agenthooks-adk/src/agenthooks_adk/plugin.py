@@ -27,9 +27,7 @@ Each ADK invocation is one agenthooks run (its ``run_id`` is ADK's invocation id
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,17 +49,13 @@ from google.adk.tools.transfer_to_agent_tool import TransferToAgentTool
 from google.genai import types
 
 from agenthooks import Approve, Ask, Deny, HookBus
-from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import BridgeRun, BridgeStream, BridgeTool, ToolOutcome, current
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import (
     GROUPS,
     OnHandoffContext,
     PreHandoffContext,
     RunResumedContext,
-    StreamChunkContext,
-    StreamEndContext,
-    StreamErrorContext,
-    StreamStartContext,
     SubagentStartContext,
     SubagentStopContext,
 )
@@ -101,8 +95,6 @@ CONFIRMATION = "adk_request_confirmation"
 WAITING = "This tool call requires confirmation, please approve or reject."
 """What ADK stores as a paused call's response until it is answered (ADK's own words)."""
 REJECTED = "This tool call is rejected."
-_PARENT: ContextVar[str | None] = ContextVar("agenthooks_adk_parent_run", default=None)
-"""The run whose ``AgentTool`` call is running (the parent of the sub-agent's run)."""
 
 
 @dataclass
@@ -112,12 +104,6 @@ class _ModelCall:
     llm_request: LlmRequest
     agent: str
     read: ProviderResponse | None = None
-
-
-@dataclass
-class _Stream:
-    request: ProviderRequest
-    accumulated: str = ""
 
 
 @dataclass
@@ -147,7 +133,7 @@ class _Run:
     """Calls the hook layer answered in ``before_tool_callback`` (ADK still runs its
     after-tool callbacks for them)."""
     rejected: dict[str, str] = field(default_factory=dict)
-    streams: dict[asyncio.Task[Any] | None, _Stream] = field(default_factory=dict)
+    streams: dict[asyncio.Task[Any] | None, BridgeStream] = field(default_factory=dict)
     delegations: dict[str, tuple[float, str, Any]] = field(default_factory=dict)
     """Handoffs and sub-agent calls in flight: when, to which agent, the parent token."""
     watched: bool = False
@@ -185,7 +171,6 @@ class AgentHooksPlugin(BasePlugin):
                 agent=agent,
                 run_id=ic.invocation_id,
                 session_id=ic.session.id,
-                parent_run_id=_PARENT.get(),
             )
             state = self._runs[ic.invocation_id] = _Run(run, ic)
         return state
@@ -392,7 +377,7 @@ class AgentHooksPlugin(BasePlugin):
             call = state.models.pop(asyncio.current_task(), None)
             if call is None:
                 if llm_response.usage_metadata is not None:
-                    state.run.usage = state.run.usage + usage_of(llm_response.usage_metadata)
+                    state.run.add_usage(usage_of(llm_response.usage_metadata))
                 await self._assistant(state, llm_response)
                 return None
             call.read = read_response(llm_response)
@@ -436,11 +421,6 @@ class AgentHooksPlugin(BasePlugin):
 
     # --- streamed responses -----------------------------------------------------------------
 
-    async def _hear(self, state: _Run, event: str, cls: type[Any], **values: Any) -> None:
-        """Fire a stream event through the run (the hook layer's model call does not hold
-        the run's lock, so the events of a call in flight fire as any event)."""
-        await state.run.fire(event, cls, **values)
-
     async def _chunk(
         self, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
@@ -453,19 +433,12 @@ class AgentHooksPlugin(BasePlugin):
             if stream is None:
                 call = state.models.get(task)
                 request = call.view.request if call is not None else ProviderRequest()
-                stream = state.streams[task] = _Stream(request)
-                await self._hear(state, "on_stream_start", StreamStartContext, request=request)
-            delta = text_of(llm_response.content) or ""
-            if delta:
-                stream.accumulated += delta
-                await self._hear(
-                    state,
-                    "on_stream_chunk",
-                    StreamChunkContext,
-                    request=stream.request,
-                    delta=delta,
-                    accumulated=stream.accumulated,
-                )
+                stream = state.run.stream(request)
+                if stream is None:
+                    return None
+                state.streams[task] = stream
+                await stream.start()
+            await stream.chunk(text_of(llm_response.content) or "")
             return None
         except BaseException as exc:
             await self._fail(state, exc)
@@ -478,24 +451,10 @@ class AgentHooksPlugin(BasePlugin):
         if stream is None:
             return
         if error is not None:
-            await self._hear(
-                state,
-                "on_stream_error",
-                StreamErrorContext,
-                request=stream.request,
-                accumulated=stream.accumulated,
-                error=error,
-            )
+            await stream.error(error)
             return
         assert llm_response is not None
-        await self._hear(
-            state,
-            "on_stream_end",
-            StreamEndContext,
-            request=stream.request,
-            accumulated=stream.accumulated,
-            response=read_response(llm_response),
-        )
+        await stream.end(read_response(llm_response))
 
     async def _model_answer(
         self, state: _Run, got: ProviderResponse | Deny, call: _ModelCall | None
@@ -725,7 +684,7 @@ class AgentHooksPlugin(BasePlugin):
             return
         call_id = tool_context.function_call_id or ""
         # the sub-agent runs on a Runner of its own, in this task: its run's parent is ours
-        token = _PARENT.set(state.run.run_id)
+        token = current.enter(state.run)
         state.delegations[call_id] = (time.perf_counter(), tool.agent.name, token)
         task = tool_args.get("request", "")
         try:
@@ -753,8 +712,7 @@ class AgentHooksPlugin(BasePlugin):
             return
         started, to_agent, token = delegation
         if token is not None:
-            with contextlib.suppress(ValueError):  # set in another context: it ends with it
-                _PARENT.reset(token)
+            current.leave(token)  # set in another context: it ends with it
         run = state.run
         try:
             if isinstance(tool, TransferToAgentTool):
@@ -865,12 +823,7 @@ class AgentHooksPlugin(BasePlugin):
             return None
         if event.get_function_calls() or event.get_function_responses():
             if state.terminated:
-                state.final = AgentResponse(
-                    finish_reason="terminated",
-                    usage=run.usage,
-                    iterations=_iterations(run),
-                    agent=run.agent,
-                )
+                state.final = run.answer(None, "terminated")
             return None  # a pause (a confirmation asked) or a long-running call
         try:
             await run.loop_end()
@@ -879,10 +832,7 @@ class AgentHooksPlugin(BasePlugin):
                 # the answer is built once, at the end
                 state.answer, state.answered_run = text, True
                 return None
-            answer = AgentResponse(
-                content=text, usage=run.usage, iterations=_iterations(run), agent=run.agent
-            )
-            got = await run.post_agent(answer, input=state.input)
+            got = await run.post_agent(run.answer(text), input=state.input)
             final = run.denied_response(got) if isinstance(got, Deny) else got
             state.final = final
             if run.listened("on_message"):
@@ -905,22 +855,11 @@ class AgentHooksPlugin(BasePlugin):
         if invocation_context.is_aborted:
             await run.abort("aborted")
         elif state.paused:
-            await run.paused(
-                AgentResponse(
-                    finish_reason="paused",
-                    usage=run.usage,
-                    iterations=_iterations(run),
-                    agent=run.agent,
-                    pending=list(state.paused),
-                )
-            )
+            await run.paused(run.answer(None, "paused", pending=state.paused))
         elif state.final is not None:
             await run.done(state.final)
         elif state.answered_run:
-            final = AgentResponse(
-                content=state.answer, usage=run.usage, iterations=_iterations(run), agent=run.agent
-            )
-            await run.done(final)
+            await run.done(run.answer(state.answer))
         else:
             # ADK ends a run whose caller stopped reading its events (an early close) the
             # way it ends a completed one
@@ -949,10 +888,6 @@ async def _call_model(
     if last is None:
         raise RuntimeError(f"model {model.model!r} answered nothing")
     return read_response(last)
-
-
-def _iterations(run: BridgeRun) -> int:
-    return 0 if run.iteration is None else run.iteration + 1
 
 
 def _rejection(confirmation: ToolConfirmation) -> str:

@@ -161,15 +161,7 @@ class AgentHooksRunner:
                 self._paused[call.call_id] = run.run_id
             while len(self._paused) > _PAUSES_KEPT:  # pauses nobody resumed: the oldest go
                 self._paused.pop(next(iter(self._paused)))
-            await run.paused(
-                AgentResponse(
-                    finish_reason="paused",
-                    usage=run.usage,
-                    iterations=_iterations(run),
-                    agent=run.agent,
-                    pending=pending,
-                )
-            )
+            await run.paused(run.answer(None, "paused", pending=pending))
             return
         for call_id in scope.approved:
             self._paused.pop(call_id, None)
@@ -180,12 +172,7 @@ class AgentHooksRunner:
         finish = scope.finish
         if not scope.answered and "post_agent" in run.bus.listened:
             # the answer is a tool's output (tool_use_behavior): its verdict comes now
-            answer = AgentResponse(
-                content=output if isinstance(output, str) else str(output),
-                usage=run.usage,
-                iterations=_iterations(run),
-                agent=run.agent,
-            )
+            answer = run.answer(output if isinstance(output, str) else str(output))
             verdict = await run.post_agent(answer, input=scope.input)
             if isinstance(verdict, Deny):
                 result.final_output = verdict.text()
@@ -194,12 +181,9 @@ class AgentHooksRunner:
             if verdict is not answer:
                 result.final_output = output = verdict.content
         await run.done(
-            AgentResponse(
-                content=output if isinstance(output, str) or output is None else str(output),
-                finish_reason=finish,
-                usage=run.usage,
-                iterations=_iterations(run),
-                agent=run.agent,
+            run.answer(
+                output if isinstance(output, str) or output is None else str(output),
+                finish,
                 output=None if isinstance(output, str) else output,
             )
         )
@@ -363,10 +347,6 @@ def _pending(item: ToolApprovalItem, scope: RunScope) -> PendingCall:
     text = raw.get("arguments") if isinstance(raw, dict) else getattr(raw, "arguments", None)
     arguments, _ = parse_arguments(text if isinstance(text, str) else None)
     return PendingCall(call_id=call_id, tool=item.name or "", arguments=arguments)
-
-
-def _iterations(run: BridgeRun) -> int:
-    return 0 if run.iteration is None else run.iteration + 1
 
 
 __all__ = ["AgentHooksRunner"]
