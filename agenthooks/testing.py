@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .bridges.needs import everywhere
 from .bus import Disposer
+from .conformance import BridgeAdapter, BridgeKit, Outcome
 from .events.catalog import CATALOG, resolve
 from .messages import ProviderResponse, ToolCall
 from .plugins import PluginOptionError
@@ -382,7 +383,10 @@ class Tally:
 
 __all__ = [
     "FIRST",
+    "BridgeAdapter",
+    "BridgeKit",
     "HookRecorder",
+    "Outcome",
     "Problem",
     "ScriptStep",
     "Tally",

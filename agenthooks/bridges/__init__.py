@@ -17,7 +17,7 @@ from .capabilities import (
     installed_bridges,
 )
 from .current import current_run
-from .lock import RunEnded, RunLock
+from .lock import RunEnded, RunLock, cancel_requested
 from .needs import (
     UnfiredEventError,
     UnfiredEventWarning,
@@ -53,6 +53,7 @@ __all__ = [
     "UnsupportedReturnError",
     "Validate",
     "bridge_capabilities",
+    "cancel_requested",
     "capability_table",
     "check_bus",
     "check_plugins",

@@ -57,4 +57,13 @@ class RunLock(asyncio.Lock):
         self.closed = True
 
 
-__all__ = ["RunEnded", "RunLock"]
+def cancel_requested() -> bool:
+    """Whether the current task was asked to cancel (its ``CancelledError`` is the caller's
+    cancellation, not one a handler raised). Always False before Python 3.11, which does not
+    count cancellation requests."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return bool(cancelling()) if cancelling is not None else False
+
+
+__all__ = ["RunEnded", "RunLock", "cancel_requested"]

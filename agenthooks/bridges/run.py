@@ -52,7 +52,7 @@ from ..runtime.run_state import new_id
 from ..runtime.tool_call import ToolHooks, ToolOutcome, render, settle
 from . import current
 from .capabilities import Capabilities
-from .lock import RunEnded, RunLock
+from .lock import RunEnded, RunLock, cancel_requested
 from .needs import check_bus
 from .stream import BridgeStream
 from .tool import BridgeTool
@@ -458,13 +458,18 @@ class BridgeRun:
     ) -> None:
         if self.ended is not None:
             return
-        self.ended = terminal
         raised: BaseException | None = None
+        if terminal in ("on_chat_done", "on_chat_paused") and cancel_requested():
+            # the caller cancelled before the answer reached it: it gets the cancellation,
+            # so the run ends aborted, not with an answer nobody receives
+            terminal, reason, response = "on_chat_abort", "cancelled", None
+            raised = asyncio.CancelledError()
+        self.ended = terminal
         if self._turn_open:
             try:
                 await self.loop_end()
             except BaseException as exc:  # a handler raised, or a cancellation landed there
-                raised = exc
+                raised = raised or exc
                 if terminal in ("on_chat_done", "on_chat_paused"):
                     # the run did not end as it was about to: it failed or was cancelled
                     response = None

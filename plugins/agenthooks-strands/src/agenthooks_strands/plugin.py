@@ -19,6 +19,7 @@ Where each event comes from:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import weakref
@@ -44,7 +45,13 @@ from agenthooks import (
     ProviderResponse,
     ToolCall,
 )
-from agenthooks.bridges import BridgeRun, BridgeStream, BridgeTool, ToolOutcome
+from agenthooks.bridges import (
+    BridgeRun,
+    BridgeStream,
+    BridgeTool,
+    ToolOutcome,
+    cancel_requested,
+)
 from agenthooks.errors import (
     ToolError,
     ToolValidationError,
@@ -132,7 +139,13 @@ class _State:
         listened = bus.listened
         # decided once per run: a stage nobody hears passes Strands' events through untouched
         stacks = bus.stacks
-        self.quiet_model = not stacks.get("provider") and _MODEL_EVENTS.isdisjoint(listened)
+        # a post_agent guard (a redaction) gates the stream, as on our runtime: the answer's
+        # text reaches the caller once it passed post_agent
+        self.quiet_model = (
+            not stacks.get("provider")
+            and _MODEL_EVENTS.isdisjoint(listened)
+            and not bus.guards("post_agent")
+        )
         self.quiet_tools = not stacks.get("tool") and _TOOL_EVENTS.isdisjoint(listened)
         self.heard = bool(listened)
         self.input = input
@@ -487,9 +500,10 @@ class AgentHooksPlugin(Plugin):
             return response
 
         got = await run.model_call(request, call)
-        for event in buffered:
-            yield event
         if isinstance(got, Deny):
+            for event in buffered:  # the streamed text is withheld: the reason is the answer
+                if not isinstance(event, TextStreamEvent):
+                    yield event
             # a run-ending deny: the reason is the answer, post_agent does not fire
             answer = run.denied_response(got)
             state.answer = answer
@@ -514,7 +528,17 @@ class AgentHooksPlugin(Plugin):
                 usage=usage_back(got.usage),  # type: ignore[arg-type]
                 metrics=original.metrics if original else {"latencyMs": 0},
             )
-        yield await self._settle(state, stop)
+        settled = await self._settle(state, stop)
+        # the caller reads the text the hooks left (a redaction, a rewrite), never the text
+        # the model streamed: the deltas go out once the answer passed its hooks
+        final = message_text(settled.message) or ""
+        streamed = "".join(str(e["data"]) for e in buffered if isinstance(e, TextStreamEvent))
+        for event in buffered:
+            if streamed == final or not isinstance(event, TextStreamEvent):
+                yield event
+        if streamed != final and final:
+            yield TextStreamEvent(delta={"text": final}, text=final)
+        yield settled
 
     async def _settle(self, state: _State, stop: ModelStopReason) -> ModelStopReason:
         """The model's answer as Strands will commit it: a final answer passes ``post_agent``
@@ -643,9 +667,14 @@ class AgentHooksPlugin(Plugin):
             outcome = await run.tool_call(call, tool, invoke, approved=answer is not None)
         except InterruptException:
             raise
-        except Exception as exc:
-            # ours (a hook raised, an unsupported return): the model never reads it; the call's
-            # tool message says only that it did not complete, and the run ends with the error
+        except (Exception, asyncio.CancelledError) as exc:
+            # ours (a hook raised, an unsupported return, a handler's CancelledError): the model
+            # never reads it; the call's tool message says only that it did not complete, and
+            # the run ends with the error (a cancellation: on_chat_abort), never as a tool error
+            # Strands would report to the model and go on from. The caller's own cancellation
+            # goes on as it is.
+            if isinstance(exc, asyncio.CancelledError) and cancel_requested():
+                raise
             if state.failure is None:
                 state.failure = exc
             yield _error_result(call_id, f'Tool call "{tool.name}" did not complete')
