@@ -139,6 +139,7 @@ class BridgeRun:
         """Held while this run's handlers run: they never overlap."""
         self.closed = False
         """``on_chat_end`` fired: nothing of this run fires again."""
+        self._teardown = False
         self._token: Any = None
         if bus.listened:
             check_bus(bus, capabilities)
@@ -177,8 +178,13 @@ class BridgeRun:
         if event not in self.bus.listened or self.closed:
             return None
         ctx = cls(**self.base(), **values)
-        async with self.serial:
+        if self._teardown and self.serial.held_elsewhere() is not None:
+            # the run is being torn down: it does not wait for a handler of it that holds the
+            # lock in a task of its own (that handler was cancelled with the run)
             decision = await self.bus.dispatch(event, ctx)
+        else:
+            async with self.serial:
+                decision = await self.bus.dispatch(event, ctx)
         return ctx if decision is None else decision
 
     @property
@@ -465,6 +471,8 @@ class BridgeRun:
             terminal, reason, response = "on_chat_abort", "cancelled", None
             raised = asyncio.CancelledError()
         self.ended = terminal
+        if terminal == "on_chat_abort":
+            self._tear_down()
         if self._turn_open:
             try:
                 await self.loop_end()
@@ -475,16 +483,11 @@ class BridgeRun:
                     response = None
                     if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                         terminal, reason = "on_chat_abort", "cancelled"
+                        self._tear_down()
                     else:
                         terminal, error = "on_chat_error", exc
                     self.ended = terminal
         try:
-            if terminal == "on_chat_abort":
-                # a run being torn down does not wait for a handler of it that holds the lock
-                # in a task of its own: that handler is cancelled, as its run was
-                holder = self.serial.held_elsewhere()
-                if holder is not None:
-                    holder.cancel()
             if terminal == "on_chat_error" and isinstance(error, StopRun):
                 await self._fire_end("on_stop", StopContext, reason=error.reason)
             if terminal == "on_chat_done":
@@ -512,13 +515,22 @@ class BridgeRun:
         if raised is not None:
             raise raised
 
+    def _tear_down(self) -> None:
+        """The run is cancelled: a handler of it running in a task of its own (a framework's
+        tool task holding the run's lock) is cancelled too, and the end does not wait for
+        it: the caller gets the cancellation when it asked, not when the handler returns."""
+        self._teardown = True
+        holder = self.serial.held_elsewhere()
+        if holder is not None:
+            holder.cancel()
+
     async def _fire_end(self, event: str, cls: type[C], /, **values: Any) -> None:
         """An end event: under the run's lock, unless a handler of the run holds it in a task
         of its own (a cancelled run's tool task): the end does not wait for it."""
         if event not in self.bus.listened:
             return
         ctx = cls(**self.base(), **values)
-        if self.serial.held_elsewhere() is not None and self.ended == "on_chat_abort":
+        if self._teardown and self.serial.held_elsewhere() is not None:
             await self.bus.dispatch(event, ctx)
             return
         async with self.serial:

@@ -271,7 +271,9 @@ class BridgeKit:
             if not compare or event not in reference.log.names():
                 # our chat() never fires it (a stream event), or runs through a cancellation
                 # no await of it ever suspends on: the fault's own outcome
-                if event not in TERMINAL and terminal != "on_chat_abort" and kind == "cancelled":
+                # after post_agent the run has its answer: done or aborted are both one end
+                late = event in TERMINAL or event == "post_agent"
+                if not late and terminal != "on_chat_abort" and kind == "cancelled":
                     wrong.append(f"{event}: ended with {terminal}, not on_chat_abort")
                 if kind is not None and bridged.kind != kind:
                     wrong.append(f"{event}: the caller got {bridged.kind}, not {kind}")

@@ -46,7 +46,7 @@ def calls(*made: Call, delay: float = 0.0) -> Step:
     return Step(calls=made, delay=delay)
 
 
-MESSAGE = "Look up hooks, then mail bob@example.com about it"
+MESSAGE = "Look up hooks, then mail Bob about it"
 """The user message of every conversation."""
 
 CONVERSATION: tuple[Step, ...] = (

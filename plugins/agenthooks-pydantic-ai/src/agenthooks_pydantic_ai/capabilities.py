@@ -53,6 +53,11 @@ CAPABILITIES = bridge_capabilities(
             "a request's model, tool_choice, reasoning_effort and response_format are the agent's "
             "to choose, and it can run only its own tools"
         ),
+        "post_agent.response": (
+            "a structured output stays in the run's stored history as the model gave it: a "
+            "rewritten structured output (a redaction) is an UnsupportedReturnError rather than "
+            "an answer whose history still holds what was removed"
+        ),
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",
         "on_subagent_start": (
             "an agent a tool calls is a run of its own (its parent_run_id is the caller's run), "

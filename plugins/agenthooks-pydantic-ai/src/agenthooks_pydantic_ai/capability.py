@@ -226,6 +226,17 @@ class _RunHooks(AgentHooksCapability):
             await run.done(run.denied_response(got, response.messages))
             return result
         if got is not response:
+            if not isinstance(output, str) and got.output is not output and got.output != output:
+                # the run's stored history keeps the structured answer as the model gave it
+                # (Pydantic AI exposes no way to rewrite it): handing back a rewritten output
+                # with the original in the history would leak what a redaction removed
+                raise UnsupportedReturnError(
+                    "post_agent",
+                    "response",
+                    CAPABILITIES.framework,
+                    "a structured output stays in the run's history as the model gave it, so a "
+                    "rewritten one (a redaction) cannot reach the caller alone",
+                )
             result = self._apply_answer(result, response, got)
         if self.held is not None:
             held, self.held = self.held, None
