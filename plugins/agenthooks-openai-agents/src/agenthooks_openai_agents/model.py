@@ -193,16 +193,13 @@ class HookedModel(Model):
                     ChatMessage(role="assistant", content=got.content, tool_calls=got.tool_calls)
                 )
             return response
+        # the answer's turn ends before post_agent, as on our runtime (not inside done())
+        await run.loop_end()
         if "post_agent" in listened or "on_message" in listened:
             got = translated or to_response(response)
             content = got.content
             if "post_agent" in listened:
-                answer = AgentResponse(
-                    content=content,
-                    usage=run.usage,
-                    iterations=(run.iteration or 0) + 1,
-                    agent=run.agent,
-                )
+                answer = run.answer(content)
                 verdict = await run.post_agent(answer, input=scope.input)
                 scope.answered = True
                 if isinstance(verdict, Deny):
@@ -351,6 +348,11 @@ class HookedModel(Model):
             asked.input = replace_user_text(asked.input, *scope.rewritten)
         model, asked = self._target(scope, asked)
         name = scope.model or self.name
+        # a guard on the answer (a redaction) gates the text: the caller reads it once the
+        # answer passed its hooks, as on our runtime, never the text the model streamed
+        bus = run.bus
+        gated = bool(bus.guards("post_agent") or bus.guards("on_response"))
+        held: list[TResponseStreamEvent] = []
         if not _hooked(run):
             completed: ResponseCompletedEvent | None = None
             feed = run.stream(ProviderRequest(model=name))
@@ -363,6 +365,9 @@ class HookedModel(Model):
                         continue  # held until the answer's verdict
                     if feed is not None and isinstance(event, ResponseTextDeltaEvent):
                         await feed.chunk(event.delta)
+                    if gated and isinstance(event, ResponseTextDeltaEvent):
+                        held.append(event)
+                        continue
                     yield event
             except Exception as exc:
                 if feed is not None:
@@ -375,6 +380,8 @@ class HookedModel(Model):
             if feed is not None:
                 await feed.end(to_response(raw))
             final = await self._after(scope, raw, None, output_schema)
+            for event in _released(held, raw, final):
+                yield event
             yield completed if final is raw else _completed(completed, final, name)
             return
 
@@ -414,11 +421,19 @@ class HookedModel(Model):
                 getter = asyncio.ensure_future(queue.get())
                 done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
                 if getter in done:
-                    yield getter.result()
+                    item = getter.result()
+                    if gated and isinstance(item, ResponseTextDeltaEvent):
+                        held.append(item)
+                    else:
+                        yield item
                     continue
                 getter.cancel()
                 while not queue.empty():
-                    yield queue.get_nowait()
+                    item = queue.get_nowait()
+                    if gated and isinstance(item, ResponseTextDeltaEvent):
+                        held.append(item)
+                    else:
+                        yield item
                 break
             got = task.result()
         finally:
@@ -430,10 +445,25 @@ class HookedModel(Model):
         original, last = produced[-1] if produced else (None, None)
         response = from_response(got, original)
         final = await self._after(scope, response, got, output_schema)
+        for event in _released(held, response, final):
+            yield event
         if last is not None and got is original and final is response:
             yield last
         else:
             yield _completed(last, final, name)
+
+
+def _released(
+    held: list[TResponseStreamEvent], streamed: ModelResponse, final: ModelResponse
+) -> list[TResponseStreamEvent]:
+    """The held text deltas of a gated call: all of them when the answer the hooks left says
+    what the model streamed, none when they changed it (the caller reads the final answer)."""
+    if not held:
+        return []
+    said = "".join(e.delta for e in held if isinstance(e, ResponseTextDeltaEvent))
+    final_text = to_response(final).content or ""
+    original = to_response(streamed).content or ""
+    return held if said == final_text and said == original else []
 
 
 def _model_response(response: Response) -> ModelResponse:

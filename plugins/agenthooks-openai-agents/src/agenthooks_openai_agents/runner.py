@@ -180,12 +180,11 @@ class AgentHooksRunner:
                 return
             if verdict is not answer:
                 result.final_output = output = verdict.content
+        content = output if isinstance(output, str) or output is None else str(output)
+        if finish == "stopped" and not content:
+            content = None  # stopped after a tool-only turn: no text, as on our runtime
         await run.done(
-            run.answer(
-                output if isinstance(output, str) or output is None else str(output),
-                finish,
-                output=None if isinstance(output, str) else output,
-            )
+            run.answer(content, finish, output=None if isinstance(output, str) else output)
         )
 
     # --- the three entry points ----------------------------------------------------------

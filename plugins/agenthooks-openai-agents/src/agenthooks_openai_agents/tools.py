@@ -36,7 +36,13 @@ from agents.tool_context import ToolContext
 from pydantic import BaseModel, ValidationError
 
 from agenthooks import Deny
-from agenthooks.bridges import BridgeRun, BridgeTool, ToolOutcome, invalid_arguments
+from agenthooks.bridges import (
+    BridgeRun,
+    BridgeTool,
+    ToolOutcome,
+    cancel_requested,
+    invalid_arguments,
+)
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import GROUPS, ToolCallErrorContext
 from agenthooks.messages import ChatMessage, PendingCall, ToolCall
@@ -99,6 +105,11 @@ async def _policy(setting: Any, ctx: RunContextWrapper[Any], params: Any, call_i
         got = await got
     return bool(got)
 
+
+
+class HandlerCancelled(Exception):
+    """A handler raised ``CancelledError`` inside an SDK tool call: carried through the SDK
+    as an exception and raised to the caller as the cancellation (``on_chat_abort``)."""
 
 class HookedTool:
     """What a cloned agent's ``FunctionTool`` runs: its ``on_invoke_tool`` and, where hooks
@@ -269,6 +280,13 @@ class HookedTool:
             # carry out): the tool's own errors come back in the outcome
             scope.raised(exc)
             raise
+        except asyncio.CancelledError as exc:
+            if cancel_requested():  # the caller's cancellation: it goes on as it is
+                raise
+            # a handler raised it: the SDK would make it a tool error the model reads and go
+            # on; it crosses the SDK as an exception and the run ends cancelled
+            scope.raised(exc)
+            raise HandlerCancelled("a handler raised CancelledError") from exc
         return await self._answer(scope, ctx, outcome)
 
     async def _invalid(
