@@ -86,8 +86,8 @@ def classify(error: BaseException | None) -> str:
     ``KitFault``) in ``error``'s chain (a framework may wrap it), else ``error``'s own."""
     if error is None:
         return "ok"
-    if isinstance(error, asyncio.CancelledError):
-        return "cancelled"
+    if caused(error, asyncio.CancelledError) is not None:
+        return "cancelled"  # a framework may raise its own exception chained from it
     found = caused(error, (AgentHooksError, KitFault))
     return type(found or error).__name__
 

@@ -615,7 +615,11 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             bridge = run.bridge
             if bridge.ended is not None:
                 return
-            if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
+            if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)) or isinstance(
+                getattr(error, "__cause__", None), asyncio.CancelledError
+            ):
+                # LangGraph raises a CancelledError a node raised (a handler's) as its own
+                # NodeCancelledError, chained from it: the run was cancelled all the same
                 await bridge.abort("cancelled")
             elif isinstance(error, GeneratorExit):  # the caller closed astream() early
                 await bridge.abort("stream closed")
