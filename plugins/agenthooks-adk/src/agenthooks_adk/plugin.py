@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
@@ -49,7 +50,14 @@ from google.adk.tools.transfer_to_agent_tool import TransferToAgentTool
 from google.genai import types
 
 from agenthooks import Approve, Ask, Deny, HookBus
-from agenthooks.bridges import BridgeRun, BridgeStream, BridgeTool, ToolOutcome, current
+from agenthooks.bridges import (
+    BridgeRun,
+    BridgeStream,
+    BridgeTool,
+    ToolOutcome,
+    cancel_requested,
+    current,
+)
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import (
     GROUPS,
@@ -97,6 +105,11 @@ WAITING = "This tool call requires confirmation, please approve or reject."
 REJECTED = "This tool call is rejected."
 
 
+
+class HandlerCancelled(Exception):
+    """A handler raised ``CancelledError`` inside an ADK callback: the run ends cancelled
+    (``on_chat_abort``) and the caller gets this (ADK wraps it), chained from the error."""
+
 @dataclass
 class _ModelCall:
     pending: Pending[ProviderRequest, ProviderResponse, ProviderResponse | Deny]
@@ -137,6 +150,10 @@ class _Run:
     delegations: dict[str, tuple[float, str, Any]] = field(default_factory=dict)
     """Handoffs and sub-agent calls in flight: when, to which agent, the parent token."""
     watched: bool = False
+    tasks: dict[asyncio.Task[Any], Callable[[asyncio.Task[Any]], None]] = field(
+        default_factory=dict
+    )
+    """The tasks watched for a cancellation (``_watch``)."""
 
 
 class AgentHooksPlugin(BasePlugin):
@@ -181,27 +198,38 @@ class AgentHooksPlugin(BasePlugin):
             return None
         return state
 
-    async def _fail(self, state: _Run, exc: BaseException) -> None:
+    async def _fail(self, state: _Run, exc: BaseException) -> BaseException:
         """A failure of ours (a handler's, a typed denial) ends the run with it, before ADK
-        wraps it in its RuntimeError."""
+        wraps it in its RuntimeError; returns what to raise. A ``CancelledError`` a handler
+        raised ends the run cancelled and crosses ADK as ``HandlerCancelled`` chained from
+        it (ADK would end the run quietly, with no answer and no error)."""
         if isinstance(exc, asyncio.CancelledError):
-            if not state.watched:  # cancelled before any agent ran: nothing else will see it
+            if not cancel_requested():
                 self._runs.pop(state.run.run_id, None)
                 await asyncio.shield(state.run.abort("cancelled"))
-            return
+                raised = HandlerCancelled("a handler raised CancelledError")
+                raised.__cause__ = exc
+                return raised
+            # the caller's cancellation landed in a callback of ours: the run ends now
+            self._runs.pop(state.run.run_id, None)
+            self._unwatch(state)
+            await asyncio.shield(state.run.abort("cancelled"))
+            return exc
         self._runs.pop(state.run.run_id, None)
         await asyncio.shield(state.run.error(exc))
+        return exc
 
     def _watch(self, state: _Run) -> None:
-        """ADK calls no callback for a cancelled run: watch the task running its agents."""
-        if state.watched:
-            return
+        """ADK calls no callback for a cancelled run: watch the tasks running it (the
+        caller's, which reads the run's events, and the one running its agents), so a
+        cancellation wherever it lands (after the final answer too) ends the run."""
         task = asyncio.current_task()
-        if task is None:
+        if task is None or task in state.tasks:
             return
         state.watched = True
 
         def ended(task: asyncio.Task[Any]) -> None:
+            state.tasks.pop(task, None)
             for call in state.models.values():
                 call.pending.handoff.drop()
             for tool in state.tools.values():
@@ -214,7 +242,15 @@ class AgentHooksPlugin(BasePlugin):
             self._endings.add(ending)
             ending.add_done_callback(self._endings.discard)
 
+        state.tasks[task] = ended
         task.add_done_callback(ended)
+
+    def _unwatch(self, state: _Run) -> None:
+        """The run ended: its tasks are no longer watched (a caller's long-lived task keeps no
+        callback per run it ever made)."""
+        for task, ended in state.tasks.items():
+            task.remove_done_callback(ended)
+        state.tasks.clear()
 
     async def _abort(self, state: _Run, reason: str) -> None:
         try:
@@ -232,6 +268,7 @@ class AgentHooksPlugin(BasePlugin):
         if state is None:
             return None
         run = state.run
+        self._watch(state)  # the caller's task: a cancellation after the answer ends the run
         try:
             answers = [
                 p.function_response
@@ -259,8 +296,7 @@ class AgentHooksPlugin(BasePlugin):
                 return patch_text(user_message, got)
             return None
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def _resumed(
         self, state: _Run, ic: InvocationContext, answers: list[types.FunctionResponse]
@@ -355,8 +391,7 @@ class AgentHooksPlugin(BasePlugin):
                 return None
             return await self._model_answer(state, await finish(pending), None)
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
@@ -365,9 +400,13 @@ class AgentHooksPlugin(BasePlugin):
         A streamed chunk (``StreamingMode.SSE``) passes through: ``on_stream_start`` /
         ``on_stream_chunk``, then ``on_stream_end`` with the complete response."""
         if llm_response.partial:
+            # a guard on the answer (a redaction) gates the text: the caller reads the
+            # complete response as the hooks left it, never the text the model streamed
+            gated = bool(self.bus.guards("post_agent") or self.bus.guards("on_response"))
             if _STREAM_EVENTS.isdisjoint(self.bus.listened):
-                return None  # the complete response follows
-            return await self._chunk(callback_context, llm_response)
+                return _withheld(llm_response) if gated else None
+            heard = await self._chunk(callback_context, llm_response)
+            return _withheld(llm_response) if gated else heard
         state = self._of(callback_context)
         if state is None:
             return None
@@ -384,8 +423,7 @@ class AgentHooksPlugin(BasePlugin):
             call.pending.handoff.give(call.read)
             return await self._model_answer(state, await finish(call.pending), call)
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
@@ -399,8 +437,7 @@ class AgentHooksPlugin(BasePlugin):
             try:
                 await self._stream_end(state, None, error)
             except BaseException as exc:
-                await self._fail(state, exc)
-                raise
+                raise await self._fail(state, exc)
         call = state.models.pop(asyncio.current_task(), None)
         if call is None:
             return None
@@ -416,8 +453,7 @@ class AgentHooksPlugin(BasePlugin):
                 raise
             return await self._model_answer(state, got, None)
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     # --- streamed responses -----------------------------------------------------------------
 
@@ -441,8 +477,7 @@ class AgentHooksPlugin(BasePlugin):
             await stream.chunk(text_of(llm_response.content) or "")
             return None
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def _stream_end(
         self, state: _Run, llm_response: LlmResponse | None, error: BaseException | None
@@ -570,8 +605,7 @@ class AgentHooksPlugin(BasePlugin):
                 return {"error": WAITING}
             return await self._tool_answer(state, outcome, tool_context, None)
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def after_tool_callback(
         self,
@@ -608,8 +642,7 @@ class AgentHooksPlugin(BasePlugin):
             outcome = await finish(call.pending)
             return await self._tool_answer(state, outcome, tool_context, result)
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def on_tool_error_callback(
         self,
@@ -639,8 +672,7 @@ class AgentHooksPlugin(BasePlugin):
                 return None
             return await self._tool_answer(state, outcome, tool_context, None)
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     # --- handoffs and sub-agents ----------------------------------------------------------
 
@@ -673,8 +705,7 @@ class AgentHooksPlugin(BasePlugin):
             state.delegations[call_id] = (time.perf_counter(), to_agent, None)
             return None
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def _subagent_start(
         self, tool: AgentTool, tool_args: dict[str, Any], tool_context: ToolContext
@@ -696,8 +727,7 @@ class AgentHooksPlugin(BasePlugin):
                 tool_call_id=call_id,
             )
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def _delegated(
         self, tool: BaseTool, tool_context: ToolContext, result: Any, error: BaseException | None
@@ -736,8 +766,7 @@ class AgentHooksPlugin(BasePlugin):
                 duration=time.perf_counter() - started,
             )
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def _tool_answer(
         self,
@@ -809,8 +838,7 @@ class AgentHooksPlugin(BasePlugin):
                 call.pending.handoff.give(call.read)
                 got = await self._model_answer(state, await finish(call.pending), call)
             except BaseException as exc:
-                await self._fail(state, exc)
-                raise
+                raise await self._fail(state, exc)
             if got is None:
                 return None
             return event.model_copy(update={"content": got.content})
@@ -843,14 +871,14 @@ class AgentHooksPlugin(BasePlugin):
                 )
             return None
         except BaseException as exc:
-            await self._fail(state, exc)
-            raise
+            raise await self._fail(state, exc)
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         """The invocation ended without an error: done, paused, or aborted."""
         state = self._runs.pop(invocation_context.invocation_id, None)
         if state is None:
             return
+        self._unwatch(state)
         run = state.run
         if invocation_context.is_aborted:
             await run.abort("aborted")
@@ -871,6 +899,7 @@ class AgentHooksPlugin(BasePlugin):
         """The invocation failed: ``on_chat_error`` with the exception ADK raises."""
         state = self._runs.pop(invocation_context.invocation_id, None)
         if state is not None:
+            self._unwatch(state)
             await state.run.error(error)
 
 
@@ -888,6 +917,15 @@ async def _call_model(
     if last is None:
         raise RuntimeError(f"model {model.model!r} answered nothing")
     return read_response(last)
+
+
+def _withheld(chunk: LlmResponse) -> LlmResponse:
+    """A streamed chunk with its text taken out (what a gated stream passes on)."""
+    content = chunk.content
+    if content is None or not any(p.text for p in content.parts or ()):
+        return chunk
+    parts = [p for p in content.parts or () if not p.text]
+    return chunk.model_copy(update={"content": content.model_copy(update={"parts": parts})})
 
 
 def _rejection(confirmation: ToolConfirmation) -> str:
