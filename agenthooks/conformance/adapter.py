@@ -44,12 +44,15 @@ class BridgeAdapter(ABC):
         structured: The adapter runs agents with an ``output_type`` (``run(output_type=)``).
         streams: The adapter runs agents streamed (``stream``).
         resumes: The adapter resumes a paused run (``resume``).
+        unscripted: Events the bridge fires only where the kit's scripts cannot lead (a
+            handoff, a sub-agent): the bridge's own tests pin them.
     """
 
     capabilities: Capabilities
     structured: bool = False
     streams: bool = False
     resumes: bool = True
+    unscripted: frozenset[str] = frozenset()
 
     @abstractmethod
     async def run(

@@ -24,9 +24,10 @@ from pydantic import BaseModel
 
 from ..bridges.needs import UnfiredEventError, UnfiredEventWarning
 from ..bus import HookBus
-from ..decisions import Ask
+from ..decisions import Ask, Deny
 from ..errors import AgentHooksError
 from ..events.catalog import CATALOG, GROUPS
+from ..messages import AgentResponse, ProviderResponse
 from ..plugins.needs import MissingEventError, Need
 from .adapter import BridgeAdapter, Outcome
 from .record import TERMINAL, EventLog
@@ -396,6 +397,102 @@ class BridgeKit:
             assert error.framework == self.adapter.capabilities.framework
             assert got.ran == []
 
+    # --- the declaration --------------------------------------------------------------------
+
+    async def _provoked(self) -> set[str]:
+        """The events the bridge fires across the conversation and the failing scripts."""
+        heard: set[str] = set()
+        for script in (CONVERSATION, *SCRIPTS.values()):
+            heard |= set(self.conversation_events(await self.drive(self.adapter, None, script)))
+        return heard
+
+    def test_the_declaration_is_the_installed_entry_point(self) -> None:
+        """The bridge's ``Capabilities`` is registered under ``agenthooks.bridges``."""
+        from ..bridges import installed_bridges
+
+        assert self.adapter.capabilities in installed_bridges().values()
+
+    async def test_every_declared_event_fires(self) -> None:
+        """Across the kit's scripts (the conversation, a failing tool, a failing model, a
+        stop, a cancellation, a pause and its resume, a stream), the bridge fires every event
+        it declares, but those it says only other situations lead to."""
+        heard: set[str] = set()
+        failing = (calls(Call("call_1", "read_file", {"path": "/nowhere"})), say("sorry"))
+        runs: list[tuple[Setup | None, Sequence[Step]]] = [
+            (None, CONVERSATION),
+            (None, failing),
+            (None, (Step(error="the model is down"),)),
+            (_raise_stop, CONVERSATION),
+            (_cancel_caller("pre_tool_call"), CONVERSATION),
+        ]
+        for setup, script in runs:
+            heard |= {name for name, _ in (await self.drive(self.adapter, setup, script)).log.events}
+        if self.adapter.resumes:
+
+            async def approve(adapter: BridgeAdapter, bus: HookBus, paused: Outcome) -> Outcome:
+                return await adapter.resume(bus, paused, {"call_2": True})
+
+            paused = await self.drive(self.adapter, _ask_mail, then=approve)
+            heard |= {name for name, _ in paused.log.events}
+        if self.adapter.streams:
+            failing_stream = (Step(text="half an", error="the model is down"),)
+            for script in (CONVERSATION, failing_stream):
+                bus = HookBus()
+                log = EventLog(bus)
+                try:
+                    await self.adapter.stream(bus, script, Tools().functions(), MESSAGE)
+                except Exception:  # noqa: S110 - the failing model's, as the framework raises it
+                    pass
+                heard |= {name for name, _ in log.events}
+        missing = self.fires - self.adapter.unscripted - heard
+        assert not missing, f"declared but never fired: {sorted(missing)}"
+
+    async def test_every_declared_return_is_carried_out_as_on_our_runtime(self) -> None:
+        """Each return the bridge honours, given once at the conversation's first firing of
+        its event: the run goes on as it does on our runtime (the same events, tool bodies,
+        answer and end)."""
+        caps = self.adapter.capabilities
+        straight = await self._provoked()
+        wrong: list[str] = []
+        for event, key in sorted(RETURNS):
+            if event not in straight or not caps.honoured(event, key):
+                continue
+            if (event, key) == ("prepare_next_turn", "provider"):
+                continue  # our runtime would call the stand-in provider
+            script = SCRIPTS.get(event, CONVERSATION)
+            reference, bridged = await self.both(_once(event, key), script=script)
+            if event == "pre_tool_call" and key == "ask":
+                same = bridged.outcome is not None and bridged.outcome.paused == ["call_1"]
+                if not same or bridged.log.ending() != "on_chat_paused":
+                    wrong.append(f"{event}.{key}: did not pause ({bridged.error!r})")
+                continue
+            if f"{event}.{key}" in caps.gaps and caused(bridged.error, AgentHooksError):
+                continue  # a declared gap: the framework's typed error, said in the table
+            problems = _differences(reference, bridged)
+            wrong += [f"{event}.{key}: {p}" for p in problems]
+        assert not wrong, "\n".join(wrong)
+
+    async def test_every_return_the_bridge_cannot_carry_out_is_a_typed_error(self) -> None:
+        """Each return of a fired event the declaration does not honour: an
+        ``UnsupportedReturnError`` naming the event and the framework, never ignored."""
+        from ..errors import UnsupportedReturnError
+
+        caps = self.adapter.capabilities
+        straight = await self._provoked()
+        wrong: list[str] = []
+        for event, key in caps.unhonoured():
+            if (event, key) not in RETURNS or event not in straight:
+                continue
+            script = SCRIPTS.get(event, CONVERSATION)
+            got = await self.drive(self.adapter, _once(event, key), script)
+            error = caused(got.error, UnsupportedReturnError)
+            if error is None:
+                wrong.append(f"{event}.{key}: {got.kind} ({got.error!r})")
+                continue
+            if caps.framework not in str(error) or event not in str(error):
+                wrong.append(f"{event}.{key}: the error does not name both: {error}")
+        assert not wrong, "\n".join(wrong)
+
     # --- the plugins -----------------------------------------------------------------------
 
     async def test_a_guard_deny_is_the_same_as_on_our_runtime(self) -> None:
@@ -538,6 +635,98 @@ class BridgeKit:
         assert bridged.ran == ["lookup"], bridged.ran
 
 
+def _changed_call(ctx: Any) -> Any:
+    arguments = dict(ctx.call.arguments)
+    first = next(iter(arguments), None)
+    if first is not None:
+        arguments[first] = f"{arguments[first]}-changed"
+    return ctx.call.model_copy(update={"arguments": arguments})
+
+
+def _with_extra(messages: list[Any]) -> list[Any]:
+    from ..messages import ChatMessage
+
+    return [*messages, ChatMessage(role="user", content="(a hook adds this)")]
+
+
+FAILING_TOOL: tuple[Step, ...] = (
+    calls(Call("call_1", "read_file", {"path": "/nowhere"})),
+    say("sorry"),
+)
+"""A conversation whose tool fails (``on_tool_call_error``)."""
+
+FAILING_MODEL: tuple[Step, ...] = (Step(error="the model is down"),)
+"""A conversation whose model fails (``on_model_error``)."""
+
+SCRIPTS = {"on_tool_call_error": FAILING_TOOL, "on_model_error": FAILING_MODEL}
+"""The script that leads to each event the conversation does not fire."""
+
+RETURNS: dict[tuple[str, str], Callable[[Any], Any]] = {
+    ("on_chat_start", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("on_user_message", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("on_user_message", "message"): lambda ctx: {"message": "Look up nothing"},
+    ("pre_agent", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("pre_agent", "response"): lambda ctx: {"response": AgentResponse(content="instead")},
+    ("transform_context", "messages"): lambda ctx: {"messages": _with_extra(ctx.messages)},
+    ("pre_request", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("pre_request", "request"): lambda ctx: {
+        "request": ctx.request.model_copy(update={"messages": _with_extra(ctx.request.messages)})
+    },
+    ("pre_request", "response"): lambda ctx: {
+        "response": ProviderResponse(content="short-circuited")
+    },
+    ("on_response", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("on_response", "response"): lambda ctx: {
+        "response": ctx.response.model_copy(update={"content": "rewritten"})
+    },
+    ("pre_tool_call", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("pre_tool_call", "ask"): lambda ctx: Ask("the kit asks"),
+    ("pre_tool_call", "call"): lambda ctx: {"call": _changed_call(ctx)},
+    ("pre_tool_call", "result"): lambda ctx: {"result": "from the kit"},
+    ("pre_tool_call", "error"): lambda ctx: {"error": "the kit failed it"},
+    ("on_tool_call_result", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("on_tool_call_result", "result"): lambda ctx: {"result": "rewritten result"},
+    ("on_tool_call_result", "terminate"): lambda ctx: {"terminate": True},
+    ("prepare_next_turn", "model"): lambda ctx: {"model": "another-model"},
+    ("prepare_next_turn", "thinking"): lambda ctx: {"thinking": "high"},
+    ("prepare_next_turn", "messages"): lambda ctx: {"messages": _with_extra(ctx.messages)},
+    ("prepare_next_turn", "provider"): lambda ctx: {"provider": _OtherProvider()},
+    ("on_tool_call_error", "result"): lambda ctx: {"result": "recovered"},
+    ("on_tool_call_error", "error"): lambda ctx: {"error": "reworded by the kit"},
+    ("on_tool_call_error", "terminate"): lambda ctx: {"terminate": True},
+    ("on_model_error", "response"): lambda ctx: {"response": ProviderResponse(content="recovered")},
+    ("on_model_error", "error"): lambda ctx: {"error": KitFault("reworded by the kit")},
+    ("post_agent", "deny"): lambda ctx: Deny("the kit refuses"),
+    ("post_agent", "response"): lambda ctx: {
+        "response": ctx.response.model_copy(update={"content": "rewritten answer"})
+    },
+}
+"""A return per ``(event, key)`` the conversation can provoke: what the returns cases give."""
+
+
+class _OtherProvider:
+    """A provider a ``prepare_next_turn`` handler switches to (never called here)."""
+
+    name = "other"
+
+
+def _once(event: str, key: str) -> Setup:
+    make = RETURNS[(event, key)]
+
+    def setup(bus: HookBus) -> None:
+        fired: list[bool] = []
+
+        def handler(ctx: Any) -> Any:
+            if fired:
+                return None
+            fired.append(True)
+            return make(ctx)
+
+        bus.on(event, handler)
+
+    return setup
+
+
 class _Needy:
     """A plugin needing one event for its ``cap`` option."""
 
@@ -551,6 +740,43 @@ class _Needy:
 
     def setup(self, bus: Any) -> None:
         return None
+
+
+def _differences(reference: Result, bridged: Result) -> list[str]:
+    """How the bridge's run differs from our runtime's (the caller, the tool bodies, the end
+    and its answer)."""
+    out: list[str] = []
+    if bridged.kind != reference.kind:
+        out.append(f"the caller got {bridged.kind} ({bridged.error!r}), on ours {reference.kind}")
+    if bridged.ran != reference.ran:
+        out.append(f"tool bodies ran {bridged.ran}, on ours {reference.ran}")
+    try:
+        ended = bridged.log.ending()
+    except AssertionError as exc:
+        return [*out, str(exc)]
+    if ended != reference.log.ending():
+        out.append(f"ended with {ended}, on ours {reference.log.ending()}")
+    done, ours = bridged.log.of("on_chat_done"), reference.log.of("on_chat_done")
+    if [d[:2] for d in done] != [d[:2] for d in ours]:
+        out.append(f"on_chat_done {done}, on ours {ours}")
+    return out
+
+
+def _raise_stop(bus: HookBus) -> None:
+    from ..errors import StopRun
+
+    def stop(ctx: Any) -> None:
+        if ctx.call.name == "send_email":
+            raise StopRun("the kit stops here")
+
+    bus.on("pre_tool_call", stop)
+
+
+def _ask_mail(bus: HookBus) -> None:
+    def ask(ctx: Any) -> Ask | None:
+        return Ask("a human decides") if ctx.call.name == "send_email" else None
+
+    bus.on("pre_tool_call", ask)
 
 
 def _raise(event: str) -> Setup:

@@ -34,6 +34,8 @@ def response_of(step: Step) -> ProviderResponse:
 
 
 def _item(step: Step) -> Any:
+    if step.error:
+        return RuntimeError(step.error)
     if not step.delay:
         return response_of(step)
 

@@ -22,13 +22,15 @@ class Call:
 @dataclass(frozen=True)
 class Step:
     """What the model answers at one call: ``text`` and ``calls`` (tool calls), reporting
-    ``input_tokens`` / ``output_tokens``; ``delay`` seconds pass before it answers."""
+    ``input_tokens`` / ``output_tokens``; ``delay`` seconds pass before it answers; an
+    ``error`` makes the call fail with ``RuntimeError(error)`` instead."""
 
     text: str = ""
     calls: tuple[Call, ...] = ()
     input_tokens: int = 10
     output_tokens: int = 5
     delay: float = 0.0
+    error: str = ""
 
     @property
     def total_tokens(self) -> int:
@@ -67,7 +69,8 @@ class Tools:
         self.ran: list[tuple[str, dict[str, Any]]] = []
 
     def functions(self) -> list[Callable[..., Any]]:
-        """``lookup``, ``send_email`` and ``wait``, as plain async functions."""
+        """``lookup``, ``send_email``, ``wait`` and ``read_file`` (which always fails), as
+        plain async functions."""
         ran = self.ran
 
         async def lookup(query: str) -> str:
@@ -86,7 +89,12 @@ class Tools:
             await asyncio.sleep(seconds)
             return "waited"
 
-        return [lookup, send_email, wait]
+        async def read_file(path: str) -> str:
+            """Read a file."""
+            ran.append(("read_file", {"path": path}))
+            raise FileNotFoundError(path)
+
+        return [lookup, send_email, wait, read_file]
 
 
 def usage_of(script: Sequence[Step]) -> int:

@@ -42,6 +42,11 @@ class _ScriptedLlm(BaseLlm):
         step: Step = self.steps.pop(0)
         if step.delay:
             await asyncio.sleep(step.delay)
+        if step.error:
+            if stream and step.text:  # a stream that fails after its first chunk
+                part = types.Part(text=step.text)
+                yield LlmResponse(content=types.Content(role="model", parts=[part]), partial=True)
+            raise RuntimeError(step.error)
         if stream and step.text:
             for word in step.text.split(" "):
                 part = types.Part(text=word + " ")
@@ -63,6 +68,8 @@ class ADKAdapter(BridgeAdapter):
 
     capabilities = CAPABILITIES
     streams = True
+    unscripted = frozenset({"pre_handoff", "on_handoff", "on_subagent_start", "on_subagent_stop"})
+    """A handoff and a sub-agent need agents of their own: the bridge's tests pin them."""
 
     def _runner(
         self, bus: HookBus, script: Sequence[Step], tools: Sequence[Callable[..., Any]]

@@ -45,6 +45,8 @@ class _ScriptedModel(GenericFakeChatModel):
         step: Step = self.steps.pop(0)
         if step.delay:
             await asyncio.sleep(step.delay)
+        if step.error:
+            raise RuntimeError(step.error)
         usage = {
             "input_tokens": step.input_tokens,
             "output_tokens": step.output_tokens,

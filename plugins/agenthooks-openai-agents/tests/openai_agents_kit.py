@@ -9,7 +9,8 @@ from typing import Any
 
 from agenthooks_openai_agents import AgentHooksRunner
 from agenthooks_openai_agents.capabilities import CAPABILITIES
-from agents import Agent, function_tool, set_tracing_disabled
+from agents import Agent, RunConfig, function_tool, set_tracing_disabled
+from agents.models.interface import Model, ModelProvider
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 from agents.usage import Usage
 from openai.types.responses import ResponseTextDeltaEvent
@@ -21,6 +22,8 @@ set_tracing_disabled(True)  # no exporter: nothing leaves the process
 
 
 def _step(step: Step) -> ModelStep:
+    if step.error:
+        return ModelStep.raise_error(RuntimeError(step.error))
     output = (
         [function_call(c.name, dict(c.arguments), call_id=c.id) for c in step.calls]
         if step.calls
@@ -42,11 +45,23 @@ def _step(step: Step) -> ModelStep:
     return ModelStep.respond(late)
 
 
+class _Provider(ModelProvider):
+    """Every model name is the scripted model (a ``prepare_next_turn`` may switch names)."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def get_model(self, model_name: str | None) -> Model:
+        return self.model
+
+
 class OpenAIAgentsAdapter(BridgeAdapter):
     """The OpenAI Agents SDK, as the kit drives it."""
 
     capabilities = CAPABILITIES
     streams = True
+    unscripted = frozenset({"pre_handoff", "on_handoff"})
+    """A handoff and a sub-agent need agents of their own: the bridge's tests pin them."""
 
     def _agent(self, script: Sequence[Step], tools: Sequence[Callable[..., Any]]) -> Agent[Any]:
         return Agent(
@@ -66,7 +81,8 @@ class OpenAIAgentsAdapter(BridgeAdapter):
     ) -> Outcome:
         agent = self._agent(script, tools)
         runner = AgentHooksRunner(bus)
-        return _outcome(runner, agent, await runner.run(agent, message))
+        config = RunConfig(model_provider=_Provider(agent.model))  # type: ignore[arg-type]
+        return _outcome(runner, agent, await runner.run(agent, message, run_config=config))
 
     async def resume(self, bus: HookBus, paused: Outcome, decisions: Mapping[str, bool]) -> Outcome:
         runner, agent, result = paused.handle

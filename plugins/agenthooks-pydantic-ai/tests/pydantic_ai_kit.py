@@ -43,6 +43,8 @@ class _Script:
         step = self._next()
         if step.delay:
             await asyncio.sleep(step.delay)
+        if step.error:
+            raise RuntimeError(step.error)
         return ModelResponse(
             parts=self._parts(step, info),
             usage=RequestUsage(input_tokens=step.input_tokens, output_tokens=step.output_tokens),
@@ -62,6 +64,8 @@ class _Script:
         step = self._next()
         if step.delay:
             await asyncio.sleep(step.delay)
+        if step.error:
+            raise RuntimeError(step.error)
         if step.calls:
             yield {
                 i: DeltaToolCall(c.name, json.dumps(c.arguments), tool_call_id=c.id)

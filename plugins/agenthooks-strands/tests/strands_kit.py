@@ -33,7 +33,9 @@ class _TimedModel(ScriptedModel):
             yield event
 
 
-def _turn(step: Step) -> dict[str, Any]:
+def _turn(step: Step) -> Any:
+    if step.error:
+        return RuntimeError(step.error)
     if step.calls:
         return tool_calls(*((c.id, c.name, dict(c.arguments)) for c in step.calls))
     return text(step.text)

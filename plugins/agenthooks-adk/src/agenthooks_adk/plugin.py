@@ -668,8 +668,9 @@ class AgentHooksPlugin(BasePlugin):
         try:
             call.pending.handoff.fail(error)
             outcome = await finish(call.pending)
-            if outcome.is_error and outcome.error is error:
-                return None
+            if outcome.is_error and outcome.error is error and not outcome.terminate:
+                return None  # ADK raises it, as without the bridge
+            # recovered, reworded, or the run ends after the batch ({"terminate": True})
             return await self._tool_answer(state, outcome, tool_context, None)
         except BaseException as exc:
             raise await self._fail(state, exc)

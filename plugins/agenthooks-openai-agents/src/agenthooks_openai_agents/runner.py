@@ -181,8 +181,8 @@ class AgentHooksRunner:
             if verdict is not answer:
                 result.final_output = output = verdict.content
         content = output if isinstance(output, str) or output is None else str(output)
-        if finish == "stopped" and not content:
-            content = None  # stopped after a tool-only turn: no text, as on our runtime
+        if finish in ("stopped", "terminated") and not content:
+            content = None  # ended after a tool-only turn: no text, as on our runtime
         await run.done(
             run.answer(content, finish, output=None if isinstance(output, str) else output)
         )
