@@ -4,6 +4,7 @@ down neither waits on nor lets anyone take again."""
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
 from ..errors import AgentHooksError
 
@@ -24,7 +25,7 @@ class RunLock(asyncio.Lock):
         self.owner: asyncio.Task[object] | None = None
         self.closed = False
 
-    async def acquire(self) -> bool:
+    async def acquire(self) -> Literal[True]:
         """Take the lock (waiting for its holder), unless the run ended.
 
         Raises:

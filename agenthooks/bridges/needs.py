@@ -26,7 +26,6 @@ from ..events.catalog import CATALOG
 from ..plugins.needs import MissingEventError, needs_of
 from .capabilities import Capabilities
 
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 _IGNORED = frozenset({"on_event"})
@@ -80,9 +79,7 @@ def check_plugins(bus: HookBus, capabilities: Capabilities) -> None:
     for name, info in bus.plugins.items():
         for need in needs_of(info.plugin):
             for event in sorted(need.events - capabilities.fires):
-                raise MissingEventError(
-                    name, need.option, capabilities.framework, event, need.why
-                )
+                raise MissingEventError(name, need.option, capabilities.framework, event, need.why)
 
 
 def check_bus(bus: HookBus, capabilities: Capabilities) -> None:

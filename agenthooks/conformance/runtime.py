@@ -23,7 +23,9 @@ def response_of(step: Step) -> ProviderResponse:
     """``step`` as the response our providers return."""
     return ProviderResponse(
         content=step.text or None,
-        tool_calls=[ToolCall(id=c.id, name=c.name, arguments=dict(c.arguments)) for c in step.calls],
+        tool_calls=[
+            ToolCall(id=c.id, name=c.name, arguments=dict(c.arguments)) for c in step.calls
+        ],
         finish_reason="tool_calls" if step.calls else "stop",
         usage=Usage(
             input_tokens=step.input_tokens,

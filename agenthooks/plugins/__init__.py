@@ -33,7 +33,6 @@ from ..loop_clients import LoopClients
 from ..redaction import ExportRedaction
 from ..tools import serialize_result
 from .installing import PluginInfo, install
-from .needs import MissingEventError, Need, needs_of
 from .loader import (
     DISABLE_ENV,
     ENTRY_POINT_GROUP,
@@ -44,6 +43,7 @@ from .loader import (
     load_entry_point_plugins,
 )
 from .methods import hook, looks_like_event, plugin_name
+from .needs import MissingEventError, Need, needs_of
 from .settings import CommaList, PluginOptionError, PluginSettings
 
 __all__ = [

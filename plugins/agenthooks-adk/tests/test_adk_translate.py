@@ -8,6 +8,7 @@ from typing import Any
 
 import adk_scripted as s
 import pytest
+from agenthooks_adk.capabilities import CAPABILITIES
 from agenthooks_adk.translate import read_request, read_response, write_request, write_response
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
@@ -15,7 +16,6 @@ from google.genai import types
 
 from agenthooks import HookBus
 from agenthooks.events import CATALOG
-from agenthooks_adk.capabilities import CAPABILITIES
 
 IMAGE = types.Part.from_bytes(data=b"\x89PNG\r\n fake image bytes", mime_type="image/png")
 FILE = types.Part(

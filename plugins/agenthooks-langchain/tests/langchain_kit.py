@@ -101,11 +101,7 @@ class LangChainAdapter(BridgeAdapter):
 
 def _outcome(agent: Any, config: Any, out: dict[str, Any]) -> Outcome:
     interrupts = out.get("__interrupt__") or ()
-    paused = [
-        call_id
-        for interrupt in interrupts
-        for call_id in _call_ids(interrupt.value)
-    ]
+    paused = [call_id for interrupt in interrupts for call_id in _call_ids(interrupt.value)]
     messages = out.get("messages", [])
     last = messages[-1] if messages else None
     return Outcome(

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
@@ -105,10 +105,10 @@ WAITING = "This tool call requires confirmation, please approve or reject."
 REJECTED = "This tool call is rejected."
 
 
-
 class HandlerCancelled(Exception):
     """A handler raised ``CancelledError`` inside an ADK callback: the run ends cancelled
     (``on_chat_abort``) and the caller gets this (ADK wraps it), chained from the error."""
+
 
 @dataclass
 class _ModelCall:
@@ -198,26 +198,27 @@ class AgentHooksPlugin(BasePlugin):
             return None
         return state
 
-    async def _fail(self, state: _Run, exc: BaseException) -> BaseException:
+    async def _fail(self, state: _Run, exc: BaseException) -> None:
         """A failure of ours (a handler's, a typed denial) ends the run with it, before ADK
-        wraps it in its RuntimeError; returns what to raise. A ``CancelledError`` a handler
-        raised ends the run cancelled and crosses ADK as ``HandlerCancelled`` chained from
-        it (ADK would end the run quietly, with no answer and no error)."""
+        wraps it in its RuntimeError; the caller re-raises it. A ``CancelledError`` a handler
+        raised ends the run cancelled and crosses ADK as ``HandlerCancelled`` (raised here,
+        chained from it): ADK would end the run quietly, with no answer and no error.
+
+        Raises:
+            HandlerCancelled: A handler raised ``CancelledError``.
+        """
         if isinstance(exc, asyncio.CancelledError):
             if not cancel_requested():
                 self._runs.pop(state.run.run_id, None)
                 await asyncio.shield(state.run.abort("cancelled"))
-                raised = HandlerCancelled("a handler raised CancelledError")
-                raised.__cause__ = exc
-                return raised
+                raise HandlerCancelled("a handler raised CancelledError") from exc
             # the caller's cancellation landed in a callback of ours: the run ends now
             self._runs.pop(state.run.run_id, None)
             self._unwatch(state)
             await asyncio.shield(state.run.abort("cancelled"))
-            return exc
+            return
         self._runs.pop(state.run.run_id, None)
         await asyncio.shield(state.run.error(exc))
-        return exc
 
     def _watch(self, state: _Run) -> None:
         """ADK calls no callback for a cancelled run: watch the tasks running it (the
@@ -296,7 +297,8 @@ class AgentHooksPlugin(BasePlugin):
                 return patch_text(user_message, got)
             return None
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def _resumed(
         self, state: _Run, ic: InvocationContext, answers: list[types.FunctionResponse]
@@ -391,7 +393,8 @@ class AgentHooksPlugin(BasePlugin):
                 return None
             return await self._model_answer(state, await finish(pending), None)
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
@@ -423,7 +426,8 @@ class AgentHooksPlugin(BasePlugin):
             call.pending.handoff.give(call.read)
             return await self._model_answer(state, await finish(call.pending), call)
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
@@ -437,7 +441,8 @@ class AgentHooksPlugin(BasePlugin):
             try:
                 await self._stream_end(state, None, error)
             except BaseException as exc:
-                raise await self._fail(state, exc)
+                await self._fail(state, exc)
+                raise
         call = state.models.pop(asyncio.current_task(), None)
         if call is None:
             return None
@@ -453,7 +458,8 @@ class AgentHooksPlugin(BasePlugin):
                 raise
             return await self._model_answer(state, got, None)
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     # --- streamed responses -----------------------------------------------------------------
 
@@ -477,7 +483,8 @@ class AgentHooksPlugin(BasePlugin):
             await stream.chunk(text_of(llm_response.content) or "")
             return None
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def _stream_end(
         self, state: _Run, llm_response: LlmResponse | None, error: BaseException | None
@@ -605,7 +612,8 @@ class AgentHooksPlugin(BasePlugin):
                 return {"error": WAITING}
             return await self._tool_answer(state, outcome, tool_context, None)
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def after_tool_callback(
         self,
@@ -642,7 +650,8 @@ class AgentHooksPlugin(BasePlugin):
             outcome = await finish(call.pending)
             return await self._tool_answer(state, outcome, tool_context, result)
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def on_tool_error_callback(
         self,
@@ -673,7 +682,8 @@ class AgentHooksPlugin(BasePlugin):
             # recovered, reworded, or the run ends after the batch ({"terminate": True})
             return await self._tool_answer(state, outcome, tool_context, None)
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     # --- handoffs and sub-agents ----------------------------------------------------------
 
@@ -706,7 +716,8 @@ class AgentHooksPlugin(BasePlugin):
             state.delegations[call_id] = (time.perf_counter(), to_agent, None)
             return None
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def _subagent_start(
         self, tool: AgentTool, tool_args: dict[str, Any], tool_context: ToolContext
@@ -728,7 +739,8 @@ class AgentHooksPlugin(BasePlugin):
                 tool_call_id=call_id,
             )
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def _delegated(
         self, tool: BaseTool, tool_context: ToolContext, result: Any, error: BaseException | None
@@ -767,7 +779,8 @@ class AgentHooksPlugin(BasePlugin):
                 duration=time.perf_counter() - started,
             )
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def _tool_answer(
         self,
@@ -839,7 +852,8 @@ class AgentHooksPlugin(BasePlugin):
                 call.pending.handoff.give(call.read)
                 got = await self._model_answer(state, await finish(call.pending), call)
             except BaseException as exc:
-                raise await self._fail(state, exc)
+                await self._fail(state, exc)
+                raise
             if got is None:
                 return None
             return event.model_copy(update={"content": got.content})
@@ -872,7 +886,8 @@ class AgentHooksPlugin(BasePlugin):
                 )
             return None
         except BaseException as exc:
-            raise await self._fail(state, exc)
+            await self._fail(state, exc)
+            raise
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         """The invocation ended without an error: done, paused, or aborted."""

@@ -181,9 +181,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         bus = self.bus
         if bridge.iteration is not None:  # a turn with tool calls ended: the next one begins
             await bridge.loop_end()
-            if bridge.between_turns_heard and await self._between_turns(
-                run, request
-            ):
+            if bridge.between_turns_heard and await self._between_turns(run, request):
                 await self._finish(run, request.messages, None, "stopped")
                 update["jump_to"] = "end"
                 return _with_update(ModelResponse(result=[]), update)

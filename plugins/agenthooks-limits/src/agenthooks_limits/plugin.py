@@ -300,9 +300,7 @@ class Limits:
             if name in self.budget:
                 found.append(Need(f"budget.{name}", {"pre_request"}, "checked before each request"))
         if self._tool_caps():
-            found.append(
-                Need("max_tool_calls", {"pre_tool_call"}, "checked before each tool call")
-            )
+            found.append(Need("max_tool_calls", {"pre_tool_call"}, "checked before each tool call"))
         return found
 
     def setup(self, bus: HookBus) -> None:

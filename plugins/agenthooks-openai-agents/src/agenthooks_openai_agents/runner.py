@@ -13,7 +13,7 @@ from agents.models.interface import Model
 from agents.models.multi_provider import MultiProvider
 from agents.stream_events import StreamEvent
 
-from agenthooks import AgentResponse, Deny, HookBus
+from agenthooks import Deny, HookBus
 from agenthooks.bridges import BridgeRun, RunDenied
 from agenthooks.events import PreAgentContext, RunResumedContext
 from agenthooks.messages import ChatMessage, PendingCall

@@ -106,10 +106,10 @@ async def _policy(setting: Any, ctx: RunContextWrapper[Any], params: Any, call_i
     return bool(got)
 
 
-
 class HandlerCancelled(Exception):
     """A handler raised ``CancelledError`` inside an SDK tool call: carried through the SDK
     as an exception and raised to the caller as the cancellation (``on_chat_abort``)."""
+
 
 class HookedTool:
     """What a cloned agent's ``FunctionTool`` runs: its ``on_invoke_tool`` and, where hooks

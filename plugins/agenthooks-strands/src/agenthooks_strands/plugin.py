@@ -41,7 +41,6 @@ from agenthooks import (
     Deny,
     HookBus,
     PendingCall,
-    ProviderRequest,
     ProviderResponse,
     ToolCall,
 )
@@ -790,6 +789,7 @@ class AgentHooksPlugin(Plugin):
 
 
 # --- helpers -------------------------------------------------------------------------------
+
 
 async def _chunk(stream: BridgeStream, event: Any) -> None:
     """``on_stream_chunk`` for a text delta Strands streams (its other events are not text)."""
