@@ -16,7 +16,7 @@ from .capabilities import (
     capability_table,
     installed_bridges,
 )
-from .current import current_run
+from .current import current_run, enter_run, leave_run
 from .lock import RunEnded, RunLock, cancel_requested
 from .needs import (
     UnfiredEventError,
@@ -58,7 +58,9 @@ __all__ = [
     "check_bus",
     "check_plugins",
     "current_run",
+    "enter_run",
     "everywhere",
     "installed_bridges",
     "invalid_arguments",
+    "leave_run",
 ]

@@ -18,13 +18,14 @@ def current_run() -> BridgeRun | None:
     return _CURRENT.get()
 
 
-def enter(run: BridgeRun) -> Token[BridgeRun | None]:
-    """Make ``run`` the current run of this context; the token undoes it (``leave``)."""
+def enter_run(run: BridgeRun) -> Token[BridgeRun | None]:
+    """Make ``run`` the current run of this context (a framework callback that runs a
+    nested agent); the token undoes it (``leave_run``)."""
     return _CURRENT.set(run)
 
 
-def leave(token: Token[BridgeRun | None]) -> None:
-    """Undo ``enter``. A framework may close a run's generator from another context (Strands
+def leave_run(token: Token[BridgeRun | None]) -> None:
+    """Undo ``enter_run``. A framework may close a run's generator from another context (Strands
     leaves them to the garbage collector): that context never saw the run, so nothing is
     undone there."""
     try:
@@ -33,4 +34,4 @@ def leave(token: Token[BridgeRun | None]) -> None:
         pass
 
 
-__all__ = ["current_run", "enter", "leave"]
+__all__ = ["current_run", "enter_run", "leave_run"]

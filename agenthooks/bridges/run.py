@@ -542,10 +542,10 @@ class BridgeRun:
         to the garbage collector) calls this from the caller's context when the run ends."""
         token, self._token = self._token, None
         if token is not None:
-            current.leave(token)
+            current.leave_run(token)
 
     async def __aenter__(self) -> BridgeRun:
-        self._token = current.enter(self)
+        self._token = current.enter_run(self)
         return self
 
     async def __aexit__(

@@ -22,12 +22,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..bridges.capabilities import installed_bridges
 from ..bridges.needs import UnfiredEventError, UnfiredEventWarning
 from ..bus import HookBus
 from ..decisions import Ask, Deny
-from ..errors import AgentHooksError
+from ..errors import AgentHooksError, StopRun, UnsupportedReturnError
 from ..events.catalog import CATALOG, GROUPS
-from ..messages import AgentResponse, ProviderResponse
+from ..messages import AgentResponse, ChatMessage, ProviderResponse
+from ..plugins.loader import entry_points
 from ..plugins.needs import MissingEventError, Need
 from .adapter import BridgeAdapter, Outcome
 from .record import TERMINAL, EventLog
@@ -410,8 +412,6 @@ class BridgeKit:
 
     def test_the_declaration_is_the_installed_entry_point(self) -> None:
         """The bridge's ``Capabilities`` is registered under ``agenthooks.bridges``."""
-        from ..bridges import installed_bridges
-
         assert self.adapter.capabilities in installed_bridges().values()
 
     async def test_every_declared_event_fires(self) -> None:
@@ -479,8 +479,6 @@ class BridgeKit:
     async def test_every_return_the_bridge_cannot_carry_out_is_a_typed_error(self) -> None:
         """Each return of a fired event the declaration does not honour: an
         ``UnsupportedReturnError`` naming the event and the framework, never ignored."""
-        from ..errors import UnsupportedReturnError
-
         caps = self.adapter.capabilities
         straight = await self._provoked()
         wrong: list[str] = []
@@ -501,12 +499,10 @@ class BridgeKit:
 
     async def test_a_guard_deny_is_the_same_as_on_our_runtime(self) -> None:
         """A denied call never runs; the run goes on as on our runtime."""
-        from agenthooks_guard import Guard
-
         policy = '[[rules]]\ntool = "send_email"\naction = "deny"\nreason = "No mail."\n'
 
         def setup(bus: HookBus) -> None:
-            bus.use(Guard.from_toml(policy))
+            bus.use(_plugin("guard").from_toml(policy))
 
         reference, bridged = await self.both(setup)
         assert bridged.error is None, bridged.error
@@ -517,10 +513,9 @@ class BridgeKit:
 
     async def test_redaction_reaches_the_text_answer_and_what_on_chat_done_reports(self) -> None:
         """The caller gets the answer redacted, and ``on_chat_done`` reports what it got."""
-        from agenthooks_guard import Guard
 
         def setup(bus: HookBus) -> None:
-            bus.use(Guard.from_toml('[redact]\npatterns = ["email"]\n'))
+            bus.use(_plugin("guard").from_toml('[redact]\npatterns = ["email"]\n'))
 
         reference, bridged = await self.both(setup)
         assert reference.outcome is not None and bridged.outcome is not None, bridged.error
@@ -533,10 +528,9 @@ class BridgeKit:
         run is refused with a typed error, never handed back unredacted."""
         if not self.adapter.structured:
             return
-        from agenthooks_guard import Guard
 
         def setup(bus: HookBus) -> None:
-            bus.use(Guard.from_toml('[redact]\npatterns = ["email"]\n'))
+            bus.use(_plugin("guard").from_toml('[redact]\npatterns = ["email"]\n'))
 
         got = await self.drive(self.adapter, setup, (say(CONTACT_JSON),), output_type=Contact)
         if got.error is not None:
@@ -551,10 +545,9 @@ class BridgeKit:
         answer or the stored history; or the stream is refused with a typed error."""
         if not self.adapter.streams:
             return
-        from agenthooks_guard import Guard
 
         bus = HookBus()
-        bus.use(Guard.from_toml('[redact]\npatterns = ["email"]\n'))
+        bus.use(_plugin("guard").from_toml('[redact]\npatterns = ["email"]\n'))
         tools = Tools()
         try:
             deltas, outcome = await self.adapter.stream(
@@ -569,10 +562,9 @@ class BridgeKit:
     async def test_a_turn_cap_acts_as_on_our_runtime_or_is_refused(self) -> None:
         """``Limits(max_turns=2)``: the run stops where ours stops, or (a bridge that never
         fires ``prepare_next_turn``) the plugin is refused at set-up."""
-        from agenthooks_limits import Limits
 
         def setup(bus: HookBus) -> None:
-            bus.use(Limits(max_turns=2))
+            bus.use(_plugin("limits")(max_turns=2))
 
         reference, bridged = await self.both(setup)
         if "prepare_next_turn" not in self.fires:
@@ -626,10 +618,9 @@ class BridgeKit:
         second, and is denied."""
         if not self.adapter.resumes:
             return
-        from agenthooks_limits import Limits
 
         def setup(bus: HookBus) -> None:
-            bus.use(Limits(max_tool_calls=1))
+            bus.use(_plugin("limits")(max_tool_calls=1))
 
             def ask(ctx: Any) -> Ask | None:
                 return Ask("a human decides") if ctx.call.name == "send_email" else None
@@ -641,6 +632,15 @@ class BridgeKit:
         assert bridged.ran == ["lookup"], bridged.ran
 
 
+def _plugin(name: str) -> Any:
+    """The class of the installed plugin ``name`` (its ``agenthooks.plugins`` entry point):
+    the guard and the limits, which the plugin cases use, are plugin distributions."""
+    for point in entry_points():
+        if point.name == name:
+            return point.load()
+    raise LookupError(f"the kit needs the {name!r} plugin installed (agenthooks-{name})")
+
+
 def _changed_call(ctx: Any) -> Any:
     arguments = dict(ctx.call.arguments)
     first = next(iter(arguments), None)
@@ -650,8 +650,6 @@ def _changed_call(ctx: Any) -> Any:
 
 
 def _with_extra(messages: list[Any]) -> list[Any]:
-    from ..messages import ChatMessage
-
     return [*messages, ChatMessage(role="user", content="(a hook adds this)")]
 
 
@@ -769,8 +767,6 @@ def _differences(reference: Result, bridged: Result) -> list[str]:
 
 
 def _raise_stop(bus: HookBus) -> None:
-    from ..errors import StopRun
-
     def stop(ctx: Any) -> None:
         if ctx.call.name == "send_email":
             raise StopRun("the kit stops here")

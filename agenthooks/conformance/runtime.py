@@ -11,6 +11,7 @@ from ..decisions import Approve, Deny
 from ..messages import ProviderRequest, ProviderResponse, ToolCall, Usage
 from ..providers.scripted import ScriptedProvider
 from ..runtime.agent import Agent
+from ..runtime.streaming import FinalResponse, TextDelta
 from .adapter import BridgeAdapter, Outcome
 
 if TYPE_CHECKING:
@@ -98,8 +99,6 @@ class RuntimeAdapter(BridgeAdapter):
         message: str,
     ) -> tuple[list[str], Outcome]:
         """Run the script streamed (``chat_stream``)."""
-        from ..runtime.streaming import FinalResponse, TextDelta
-
         agent = self._agent(bus, script, tools)
         deltas: list[str] = []
         final = None

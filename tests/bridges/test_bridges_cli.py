@@ -54,6 +54,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_model_error": ["error"],
         },
         "gaps": [
+            "on_chat_abort",
             "on_run_resumed",
             "on_stream_chunk",
             "on_tool_call_error.terminate",
@@ -115,6 +116,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_subagent_start",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
+            "post_agent.response",
             "pre_agent.response",
             "pre_handoff",
             "pre_request.request",

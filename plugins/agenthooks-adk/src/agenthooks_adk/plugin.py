@@ -56,7 +56,8 @@ from agenthooks.bridges import (
     BridgeTool,
     ToolOutcome,
     cancel_requested,
-    current,
+    enter_run,
+    leave_run,
 )
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import (
@@ -727,7 +728,7 @@ class AgentHooksPlugin(BasePlugin):
             return
         call_id = tool_context.function_call_id or ""
         # the sub-agent runs on a Runner of its own, in this task: its run's parent is ours
-        token = current.enter(state.run)
+        token = enter_run(state.run)
         state.delegations[call_id] = (time.perf_counter(), tool.agent.name, token)
         task = tool_args.get("request", "")
         try:
@@ -755,7 +756,7 @@ class AgentHooksPlugin(BasePlugin):
             return
         started, to_agent, token = delegation
         if token is not None:
-            current.leave(token)  # set in another context: it ends with it
+            leave_run(token)  # set in another context: it ends with it
         run = state.run
         try:
             if isinstance(tool, TransferToAgentTool):
