@@ -56,7 +56,9 @@ CAPABILITIES = bridge_capabilities(
         "post_agent.response": (
             "a structured output stays in the run's stored history as the model gave it: a "
             "rewritten structured output (a redaction) is an UnsupportedReturnError rather than "
-            "an answer whose history still holds what was removed"
+            "an answer whose history still holds what was removed; agent.run_stream() with a "
+            "guard on the answer is refused the same way, since its text reaches the caller "
+            "first"
         ),
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",
         "on_subagent_start": (

@@ -307,6 +307,19 @@ class _RunHooks(AgentHooksCapability):
         run = self.run
         if run is None:  # a run nobody listens to
             return await handler(request_context)  # type: ignore[no-any-return]
+        if request_context.streaming and (
+            run.bus.guards("post_agent") or run.bus.guards("on_response")
+        ):
+            # run_stream() hands the model's text to the caller as it streams, before
+            # on_response and post_agent: a guard on the answer (a redaction) could not keep
+            # its promise, so the run is refused before any text leaves
+            raise UnsupportedReturnError(
+                "post_agent",
+                "response",
+                CAPABILITIES.framework,
+                "agent.run_stream() hands the model's text to the caller before on_response "
+                "and post_agent; with a guard on the answer, run the agent with agent.run()",
+            )
         if self.denied is not None:
             return self._denied_answer(request_context, self.denied)
         if self.instead is not None:
