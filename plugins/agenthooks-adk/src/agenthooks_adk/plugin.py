@@ -238,8 +238,8 @@ class AgentHooksPlugin(BasePlugin):
                 tool.pending.handoff.drop()
             if not task.cancelled() or state.run.ended is not None:
                 return
-            if state.invocation.is_aborted:
-                return  # ADK's abort signal: after_run_callback follows
+            if state.invocation.is_aborted and any(not t.done() for t in state.tasks):
+                return  # ADK's abort signal: after_run_callback follows, from a task still on
             ending = task.get_loop().create_task(self._abort(state, "cancelled"))
             self._endings.add(ending)
             ending.add_done_callback(self._endings.discard)
