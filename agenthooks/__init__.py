@@ -58,6 +58,7 @@ from .runtime import (
     ToolCallEnd,
     ToolCallStart,
 )
+from .runtime.durable import PausedRun
 from .tools import Scope, Tool, ToolContext, tool
 
 __version__ = "0.1.0"
@@ -102,6 +103,7 @@ __all__ = [
     "Scope",
     "ScriptedProvider",
     "Session",
+    "PausedRun",
     "SessionPausedError",
     "Stack",
     "StopRun",

@@ -203,9 +203,28 @@ def make_agent(
     return Agent(name, instructions, provider=provider, tools=tools, **options)
 
 
+def require(problem: str | None) -> None:
+    """Skip the calling test when an external service or program it needs is missing
+    (``problem`` says which, and why); under ``CI=true``, where CI provides every one of them,
+    fail instead. ``None``: nothing is missing. The one way a test of this project skips.
+
+    Raises:
+        pytest.fail.Exception: ``problem`` is set and ``CI=true``.
+        pytest.skip.Exception: ``problem`` is set otherwise.
+    """
+    if problem is None:
+        return
+    __tracebackhide__ = True
+    import pytest  # here: the other helpers of this module work without pytest
+
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{problem} (CI=true: a missing service fails the run)", pytrace=False)
+    pytest.skip(problem)
+
+
 try:
     import pytest
-except ImportError:  # pragma: no cover - the helpers above work without pytest
+except ImportError:  # without pytest: the helpers work, only the fixtures are missing
     pass
 else:
 
@@ -222,17 +241,6 @@ else:
         """A factory: ``scripted_agent(["hello"])`` or ``scripted_agent([call("search",
         q="x"), "done"], tools=[search])`` builds an ``Agent`` on a ``ScriptedProvider``."""
         return make_agent
-
-    def require(problem: str | None) -> None:
-        """Skip the calling test when an external service or program it needs is missing
-        (``problem`` says which, and why); under ``CI=true``, where CI provides every one of
-        them, fail instead. ``None``: nothing is missing."""
-        if problem is None:
-            return
-        __tracebackhide__ = True
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{problem} (CI=true: a missing service fails the run)", pytrace=False)
-        pytest.skip(problem)
 
 
 def assert_option_error(

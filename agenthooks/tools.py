@@ -105,7 +105,20 @@ class Tool(Generic[F]):
         }
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Validate and coerce ``arguments``; raise ``ToolValidationError`` naming the argument."""
+        """Validate and coerce ``arguments``; raise ``ToolValidationError`` naming the argument.
+
+        Arguments that hold every parameter, each of exactly its plain type
+        (``exact_types``), are returned as they are (read only: a tool gets keywords of its
+        own): validation could not change them, and skipping it saves 12k machine
+        instructions per tool call, 3.6 % of a run with one tool call and no hooks
+        (``benchmarks/callgrind.py``)."""
+        exact = self.exact_types
+        if exact is not None and len(arguments) == len(exact):
+            for key, kind in exact.items():
+                if type(arguments.get(key)) is not kind:
+                    break
+            else:
+                return arguments
         try:  # model_validate without its Python frame
             model = self.args_model.__pydantic_validator__.validate_python(arguments)
         except ValidationError as exc:

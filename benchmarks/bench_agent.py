@@ -1,7 +1,7 @@
 """One agent run, side by side with the floor.
 
-The conversation: user message → the model asks for one tool call → the tool runs → the
-model answers. The scripted model returns at once, so what is measured is the loop itself.
+The conversation: user message → the model asks for one tool call → the tool (an
+``async def``, as the peer frameworks run theirs) runs → the model answers. The scripted model returns at once, so what is measured is the loop itself.
 The floor is a hand-written minimal async loop doing the same steps with plain dicts.
 """
 
@@ -39,8 +39,8 @@ def script(request: ProviderRequest) -> ProviderResponse:
     return ASK if request.messages[-1].role == "user" else ANSWER
 
 
-@tool(inline=True)
-def add(a: int, b: int) -> int:
+@tool
+async def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
 
@@ -61,7 +61,7 @@ async def _floor_provider(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return _floor_model(messages)
 
 
-def _floor_add(a: int, b: int) -> int:
+async def _floor_add(a: int, b: int) -> int:
     return a + b
 
 
@@ -77,7 +77,7 @@ async def floor_run(message: str) -> dict[str, Any]:
         if not reply["tool_calls"]:
             return {"content": reply["content"], "messages": messages}
         for call in reply["tool_calls"]:
-            result = tools[call["name"]](**call["arguments"])
+            result = await tools[call["name"]](**call["arguments"])
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": str(result)})
     raise RuntimeError("max turns")
 
@@ -129,7 +129,7 @@ async def floor_same_steps(message: str) -> dict[str, Any]:
                 type(arguments[k]) is t for k, t in types.items()
             ):
                 raise TypeError(f"bad arguments for {call['name']}")
-            result = tools[call["name"]](**arguments)
+            result = await tools[call["name"]](**arguments)
             messages.append(
                 {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result)}
             )

@@ -1,7 +1,8 @@
-"""The five bridges, each timed side by side with its framework run without it (medians of
-interleaved rounds of a scripted run of 2 model calls and 1 tool call): the milliseconds the
-bridge adds per model or tool call with no handler and with five observers. Each bridge's
-script lives in ``benchmarks/bridges/`` and runs alone too."""
+"""The five bridges, each timed side by side with its framework alone and with the framework's
+same extension points installed doing nothing (medians of interleaved rounds of a scripted run
+of 2 model calls and 1 tool call, in CPU and wall time): the milliseconds the bridge adds per
+model or tool call over the do-nothing extension, with no handler and with five observers.
+Each bridge's script lives in ``benchmarks/bridges/`` and runs alone too."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 import mypy.api
+import pytest
 
 import agenthooks
 from agenthooks.events import CATALOG
@@ -22,7 +23,7 @@ PUBLIC = {
     "StreamEvent", "TextDelta", "Tool", "ToolCall", "ToolCallEnd", "ToolCallStart",
     "ToolContext", "UnknownEventError", "Usage", "hook", "tool",
     "Ask", "Approve", "PendingCall", "ResumeError", "ResumeConflictError", "SessionPausedError",
-    "StoreError",
+    "StoreError", "PausedRun",
 }  # fmt: skip
 CONTEXTS = {
     "ChatAbortContext", "ChatDoneContext", "ChatEndContext", "ChatErrorContext",
@@ -84,6 +85,7 @@ class Audit:
 """
 
 
+@pytest.mark.slow
 def test_mypy_gives_each_handler_the_context_of_its_event(tmp_path: Path) -> None:
     source = tmp_path / "snippet.py"
     source.write_text(textwrap.dedent(SNIPPET), encoding="utf-8")

@@ -25,8 +25,10 @@ from .needs import (
     check_plugins,
     everywhere,
 )
+from .pausing import PAUSED_RUNS, Carried, PausedRuns
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
 from .stream import BridgeStream
+from .subagents import SUBAGENT_EVENTS, Delegation, delegate
 from .tool import BridgeTool, Validate
 from .turns import NextTurn
 from .validation import invalid_arguments
@@ -35,14 +37,19 @@ __all__ = [
     "BASELINE_FIRES",
     "BASELINE_HONOURS",
     "ENTRY_POINT_GROUP",
+    "PAUSED_RUNS",
+    "SUBAGENT_EVENTS",
     "BridgeError",
     "BridgeRun",
     "BridgeStream",
     "BridgeTool",
     "Capabilities",
+    "Carried",
+    "Delegation",
     "FrameworkModel",
     "ModelCall",
     "NextTurn",
+    "PausedRuns",
     "RunDenied",
     "RunEnded",
     "RunLock",
@@ -58,6 +65,7 @@ __all__ = [
     "check_bus",
     "check_plugins",
     "current_run",
+    "delegate",
     "enter_run",
     "everywhere",
     "installed_bridges",

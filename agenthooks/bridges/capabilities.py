@@ -18,6 +18,9 @@ ENTRY_POINT_GROUP = "agenthooks.bridges"
 DECISIONS = frozenset({"deny", "ask"})
 """The names ``honours`` uses for ``Deny(...)`` and ``Ask(...)`` returns."""
 
+VERDICT = "true"
+"""The name ``honours`` uses for a predicate's ``True`` (``should_stop``: stop the run)."""
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -28,8 +31,9 @@ class Capabilities:
         distribution: The distribution that holds the bridge (``"agenthooks-langchain"``).
         setup: The one line a user of that framework writes.
         fires: The canonical names of the events the bridge fires.
-        honours: Per interceptor event, the return keys the bridge carries out; ``"deny"`` and
-            ``"ask"`` stand for ``Deny(...)`` and ``Ask(...)``.
+        honours: Per interceptor or predicate event, the returns the bridge carries out: return
+            keys, ``"deny"`` and ``"ask"`` for ``Deny(...)`` and ``Ask(...)``, ``"true"`` for a
+            predicate's ``True``.
         gaps: What the framework cannot do, keyed by ``"event"`` or ``"event.key"``, with why.
 
     Raises:
@@ -101,12 +105,15 @@ class Capabilities:
 
 
 def returns(event: str) -> frozenset[str]:
-    """The return keys a handler of ``event`` may give: its context's return fields, and
-    ``"deny"`` / ``"ask"`` where the event takes ``Deny(...)`` / ``Ask(...)``."""
+    """The return keys a handler of ``event`` may give: its context's return fields,
+    ``"deny"`` / ``"ask"`` where the event takes ``Deny(...)`` / ``Ask(...)``, and ``"true"``
+    for a predicate (whose ``True`` changes the run as much as an interceptor's return)."""
     spec = CATALOG[event]
     decisions = {"deny"} if spec.deny else set()
     if spec.ask:
         decisions.add("ask")
+    if spec.kind == "predicate":
+        decisions.add(VERDICT)
     return frozenset(spec.returns) | decisions
 
 
@@ -156,12 +163,13 @@ def capability_table(bridges: Mapping[str, Capabilities]) -> str:
 
 
 def _label(key: str) -> str:
-    return {"deny": "Deny", "ask": "Ask"}.get(key, f"`{key}`")
+    return {"deny": "Deny", "ask": "Ask", VERDICT: "True"}.get(key, f"`{key}`")
 
 
 __all__ = [
     "DECISIONS",
     "ENTRY_POINT_GROUP",
+    "VERDICT",
     "Capabilities",
     "capability_table",
     "installed_bridges",

@@ -33,6 +33,7 @@ from ..events.contexts import (
     PostAgentContext,
     PreRequestContext,
     PreToolCallContext,
+    RunResumedContext,
     StopContext,
     UserMessageContext,
 )
@@ -54,6 +55,7 @@ from . import current
 from .capabilities import Capabilities
 from .lock import RunEnded, RunLock, cancel_requested
 from .needs import check_bus
+from .pausing import Carried
 from .stream import BridgeStream
 from .tool import BridgeTool
 from .turns import NextTurn, between_turns
@@ -147,6 +149,10 @@ class BridgeRun:
         """The event whose handler denied the run at its start, once one did."""
         self.ended: str | None = None
         """The terminal event once the run ended (``on_chat_done`` ...), else ``None``."""
+        self.tool_calls = 0
+        """The tool calls of the run the hooks saw (an asked call once it is answered)."""
+        self.state: dict[str, Any] = {}
+        """The plugins' per-run state a pause keeps (``on_chat_paused``'s ``state``)."""
         self._turn_open = False
         self._started = time.perf_counter()
         self._model_hooks = ModelHooks(bus)
@@ -324,6 +330,7 @@ class BridgeRun:
         if self.closed:
             raise RunEnded(f"run {self.run_id} ended; tool call {call.id} does not run")
         if not stack and _TOOL_EVENTS.isdisjoint(bus.listened):
+            self.tool_calls += 1
             return await settle(call, invoke, call.arguments)
         ctx = PreToolCallContext(
             **self.base(),
@@ -343,6 +350,8 @@ class BridgeRun:
 
         inner = stack.compose(body) if stack else body
         outcome: ToolOutcome = await self._tool_hooks.wrap(ctx, inner, approved=approved)
+        if outcome.asked is None:
+            self.tool_calls += 1
         if outcome.text is None and outcome.error is None and outcome.asked is None:
             render(outcome)  # a result a hook gave or rewrote, written down as the model reads it
         if outcome.asked is not None:
@@ -363,6 +372,7 @@ class BridgeRun:
         ``on_tool_call_error`` with that ``source``, where a handler may recover or replace
         the error, then ``on_tool_call_result`` for a recovered call."""
         outcome = ToolOutcome(call, error=error, source=source)
+        self.tool_calls += 1
         if "on_tool_call_error" not in self.bus.listened:
             return outcome
         ctx = PreToolCallContext(
@@ -442,7 +452,8 @@ class BridgeRun:
         await self._close("on_chat_done", response=response)
 
     async def paused(self, response: AgentResponse) -> None:
-        """The run waits for a human: ``on_chat_paused``, then ``on_chat_end``."""
+        """The run waits for a human: ``on_chat_paused`` (its handlers keep their per-run
+        state in ``state``: ``carry()`` has it afterwards), then ``on_chat_end``."""
         await self._close("on_chat_paused", response=response)
 
     async def error(self, exc: BaseException) -> None:
@@ -493,7 +504,11 @@ class BridgeRun:
             if terminal == "on_chat_done":
                 await self._fire_end("on_chat_done", ChatDoneContext, response=response)
             elif terminal == "on_chat_paused":
-                await self._fire_end("on_chat_paused", ChatPausedContext, response=response)
+                paused = await self._fire_end(
+                    "on_chat_paused", ChatPausedContext, response=response, state=self.state
+                )
+                if isinstance(paused, ChatPausedContext):
+                    self.state = paused.state
             elif terminal == "on_chat_error":
                 await self._fire_end("on_chat_error", ChatErrorContext, error=error)
             else:
@@ -524,17 +539,19 @@ class BridgeRun:
         if holder is not None:
             holder.cancel()
 
-    async def _fire_end(self, event: str, cls: type[C], /, **values: Any) -> None:
+    async def _fire_end(self, event: str, cls: type[C], /, **values: Any) -> C | None:
         """An end event: under the run's lock, unless a handler of the run holds it in a task
-        of its own (a cancelled run's tool task): the end does not wait for it."""
+        of its own (a cancelled run's tool task): the end does not wait for it. The context
+        its handlers saw, or ``None`` when nobody listens."""
         if event not in self.bus.listened:
-            return
+            return None
         ctx = cls(**self.base(), **values)
         if self._teardown and self.serial.held_elsewhere() is not None:
             await self.bus.dispatch(event, ctx)
-            return
+            return ctx
         async with self.serial:
             await self.bus.dispatch(event, ctx)
+        return ctx
 
     def detach(self) -> None:
         """Stop being this context's current run. ``async with`` does it at the end of the
@@ -543,6 +560,44 @@ class BridgeRun:
         token, self._token = self._token, None
         if token is not None:
             current.leave_run(token)
+
+    # --- pause and resume (pausing.py) --------------------------------------------------
+
+    def carry(self, pending: Sequence[PendingCall] = ()) -> Carried:
+        """What the run carries across its pause: its id, counts, usage, the plugins'
+        per-run state and the ``pending`` calls it waits on (call it after ``paused``, and
+        file it in ``PAUSED_RUNS``)."""
+        return Carried(
+            run_id=self.run_id,
+            iteration=self.iteration,
+            tool_calls=self.tool_calls,
+            usage=self.usage,
+            state=dict(self.state),
+            pending=list(pending),
+        )
+
+    def resume_from(self, carried: Carried) -> None:
+        """Make this run (new, before any event) the paused run ``carried`` kept: its id,
+        turns, tool calls, usage and plugins' state go on."""
+        self.run_id = carried.run_id
+        self.iteration = carried.iteration
+        self.tool_calls = carried.tool_calls
+        self.usage = carried.usage
+        self.state = dict(carried.state)
+
+    async def resumed(
+        self, pending: Sequence[PendingCall], decisions: dict[str, Any], records: int = 0
+    ) -> None:
+        """``on_run_resumed``: the calls the run waited on, the answer per call id, and the
+        plugins' per-run state its pause kept (``resume_from``)."""
+        await self.fire(
+            "on_run_resumed",
+            RunResumedContext,
+            pending=list(pending),
+            decisions=dict(decisions),
+            records=records,
+            state=dict(self.state),
+        )
 
     async def __aenter__(self) -> BridgeRun:
         self._token = current.enter_run(self)

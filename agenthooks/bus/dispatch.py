@@ -31,8 +31,7 @@ log = structlog.get_logger("agenthooks")
 _TEARDOWN = {name: spec.teardown for name, spec in CATALOG.items()}
 _QUIET = {name: False if spec.kind == "predicate" else None for name, spec in CATALOG.items()}
 """What firing each event returns when nobody listens."""
-# return types that are never awaitable: the awaitable test is skipped for them
-_PLAIN = frozenset({dict, bool, Deny, Ask})
+_UNKNOWN = object()
 
 
 class Dispatcher:
@@ -68,42 +67,16 @@ class Dispatcher:
         ``Ask`` returned for it counts as ``None``. An unknown name raises
         ``UnknownEventError``."""
         if event not in self.listened:
-            try:  # a canonical name nobody listens to, the common case: one lookup
-                return _QUIET[event]
-            except KeyError:
-                pass
-            spec = resolve(event)
+            quiet = _QUIET.get(event, _UNKNOWN)
+            if quiet is not _UNKNOWN:  # a canonical name nobody listens to
+                return quiet
+            spec = resolve(event)  # an alias, or an unknown name (which raises)
             if spec.name not in self.listened:
                 return _QUIET[spec.name]
             event = spec.name
         spec = CATALOG[event]
         kind = spec.kind
         ordinary, guards = self.chains.get(event, NO_CHAINS)
-        if kind == "observer" and between is None:
-            # the fast path an observer takes (most events are observers; the benchmark of
-            # emit with 1 and 10 handlers shows what it saves): every handler, returns ignored
-            for reg in ordinary + guards if guards else ordinary:
-                if reg.matcher is not None and not reg.matcher(getattr(ctx, spec.match)):  # type: ignore[arg-type]
-                    continue
-                if reg.once and not self._consume(reg):
-                    continue
-                try:
-                    result = reg.fn(ctx)
-                    # an observer's return is ignored; one that is not None is warned about
-                    if reg.is_async:
-                        result = await result
-                        if result is not None and not reg.returned:
-                            warn_ignored_return(spec, reg, result)
-                    elif result is not None:
-                        if inspect.isawaitable(result):
-                            result = await result
-                        if result is not None and not reg.returned:
-                            warn_ignored_return(spec, reg, result)
-                except Exception as exc:
-                    self._failed(reg, spec, exc, ctx)
-            if event in self.after:
-                await self._after_chain(spec, ctx, None)
-            return None
         deny: Deny | Ask | None = None  # an Ask ends the chain as a Deny does
         verdict = False
         for tier in (ordinary, guards) if guards else (ordinary,):
@@ -114,16 +87,12 @@ class Dispatcher:
                     continue
                 try:
                     result = reg.fn(ctx)
-                    if reg.is_async or (
-                        result is not None
-                        and type(result) not in _PLAIN
-                        and inspect.isawaitable(result)
-                    ):
+                    if reg.is_async or (result is not None and inspect.isawaitable(result)):
                         result = await result
                     if result is None:
                         continue
-                    if kind != "interceptor":  # the fold is the common case: tested first
-                        if kind == "observer":
+                    if kind != "interceptor":
+                        if kind == "observer":  # the return is ignored, and warned about
                             if not reg.returned:
                                 warn_ignored_return(spec, reg, result)
                             continue

@@ -40,22 +40,7 @@ def apply_return(
     Returns (stop the ordinary chain, the deny or ask that ends the chain). All keys are validated before any is applied,
     so a bad return leaves the context as the previous handler left it.
     """
-    if type(result) is dict and len(result) == 1:
-        # the usual return, one key that neither short-circuits nor recovers, takes ~5 dict
-        # lookups; a value of exactly the field's type needs no further check
-        (key,) = result
-        plain = _PLAIN_KEYS.get(spec.name)
-        if plain is not None and key in plain:
-            value = result[key]
-            cls = type(ctx)
-            exact = _EXACT.get(cls)
-            if exact is None:
-                exact = _exact_types(cls)
-            if type(value) is not exact.get(key):
-                value = _coerce(spec, ctx, key, value, reg)
-            setattr(ctx, key, value)
-            return _GO_ON
-    if type(result) is not dict:  # the common case skips both isinstance tests
+    if not isinstance(result, Mapping):
         if isinstance(result, Deny):
             if spec.deny:
                 return True, result
@@ -72,11 +57,10 @@ def apply_return(
             if approved:  # a human approved the step at resume: the ask is answered
                 return _GO_ON
             return True, result
-        if not isinstance(result, Mapping):
-            raise BadReturnError(
-                f"handler {reg.label} of {spec.name!r} returned {type(result).__name__}; "
-                f"it may return None or {spec.may_return}"
-            )
+        raise BadReturnError(
+            f"handler {reg.label} of {spec.name!r} returned {type(result).__name__}; "
+            f"it may return None or {spec.may_return}"
+        )
     keys: AbstractSet[str] = result.keys()
     if not keys <= spec.returns:
         key = next(k for k in result if k not in spec.returns)
@@ -116,23 +100,6 @@ def apply_return(
 
 _NONE: frozenset[str] = frozenset()
 _GO_ON: tuple[bool, Deny | Ask | None] = (False, None)
-# per event: the keys that neither short-circuit nor recover (the single-key fast path)
-_PLAIN_KEYS: dict[str, frozenset[str]] = {
-    name: s.returns - s.short_circuit - s.recovery for name, s in CATALOG.items()
-}
-# per context class: field -> the exact type a returned value may have to skip validation
-_EXACT: dict[type[EventContext], dict[str, type]] = {}
-_CHECKED_KEYS = frozenset({"call", "error", "terminate"})  # always validated by _coerce
-
-
-def _exact_types(cls: type[EventContext]) -> dict[str, type]:
-    table = {}
-    for key in cls.model_fields:
-        expected = _expected(cls, key)
-        if isinstance(expected, type) and key not in _CHECKED_KEYS:
-            table[key] = expected
-    _EXACT[cls] = table
-    return table
 
 
 def _where(spec: EventSpec, reg: Registration, key: str) -> str:

@@ -8,6 +8,8 @@
     agenthooks tail [URL] [--run ID] [--event NAME]
     agenthooks sessions list|show ID [--store URL]
     agenthooks approvals list|approve ID|deny ID [--reason TEXT] [--store URL]
+    agenthooks serve [--host H] [--port P] (--token-file FILE | --no-auth)
+    agenthooks hook CLIENT [--url URL] [--token-env VAR] < HOOK_INPUT.json
 
 Exit codes: 0 success, 1 a broken plugin (``plugins``) or a store or source that cannot be
 reached, 2 a usage or input error. Every error is one line on stderr.
@@ -22,10 +24,10 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import approvals, bridges, demo, events, plugins, sessions, tail, trace
+from . import approvals, bridges, demo, events, hook, plugins, serve, sessions, tail, trace
 from .common import CLIError
 
-COMMANDS = (events, plugins, bridges, demo, trace, tail, sessions, approvals)
+COMMANDS = (events, plugins, bridges, demo, trace, tail, sessions, approvals, serve, hook)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -695,6 +695,7 @@ RETURNS: dict[tuple[str, str], Callable[[Any], Any]] = {
     ("prepare_next_turn", "thinking"): lambda ctx: {"thinking": "high"},
     ("prepare_next_turn", "messages"): lambda ctx: {"messages": _with_extra(ctx.messages)},
     ("prepare_next_turn", "provider"): lambda ctx: {"provider": _OtherProvider()},
+    ("should_stop", "true"): lambda ctx: True,
     ("on_tool_call_error", "result"): lambda ctx: {"result": "recovered"},
     ("on_tool_call_error", "error"): lambda ctx: {"error": "reworded by the kit"},
     ("on_tool_call_error", "terminate"): lambda ctx: {"terminate": True},

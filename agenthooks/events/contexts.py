@@ -649,9 +649,14 @@ class ChatPausedContext(EventContext):
     """``on_chat_paused``: the run paused (a hook returned ``Ask``): ``response`` has
     ``finish_reason="paused"`` and the calls it waits on in ``response.pending``; in a
     ``Session`` with a store the run is stored before this fires, so a handler may tell a
-    human (or another process) at once. A terminal event: ``on_chat_end`` follows. Observer."""
+    human (or another process) at once. A terminal event: ``on_chat_end`` follows. Observer.
+
+    ``state``: what the run carries across the pause for the plugins that keep per-run state
+    (a limit's counters, an exporter's span): a handler puts its own JSON value under its
+    plugin's name, and ``on_run_resumed`` hands the same mapping back, in any process."""
 
     response: AgentResponse = Field(default_factory=AgentResponse)
+    state: dict[str, Any] = Field(default_factory=dict)
     record_output: ClassVar[str | None] = "response"
 
 
@@ -665,11 +670,14 @@ class RunResumedContext(EventContext):
     answered calls run. ``pending`` are the calls it waited on; ``decisions`` the answer per
     call id (``Approve()`` or ``Deny(reason)``); ``records`` the number of ``on_event``
     records the run emitted before this resume (so an exporter numbering records per run
-    continues at ``records + 1``). Observer."""
+    continues at ``records + 1``); ``state`` what the plugins put in ``on_chat_paused``'s
+    ``state`` when the run paused, by plugin name (read it to restore a plugin's per-run
+    state). ``usage`` and ``iteration`` go on from the paused run's. Observer."""
 
     pending: list[PendingCall] = Field(default_factory=list)
     decisions: dict[str, Any] = Field(default_factory=dict)
     records: int = 0
+    state: dict[str, Any] = Field(default_factory=dict)
     record_input: ClassVar[str | None] = "decisions"
     record_output: ClassVar[str | None] = "pending"
 

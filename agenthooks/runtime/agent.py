@@ -17,20 +17,21 @@ from ..events import EventName
 from ..events.catalog import GROUPS
 from ..messages import AgentResponse, ChatMessage, PendingCall
 from ..middleware import CallNext, Middleware, Stack
-from ..paused import PausedRun
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
 from . import model_call, tool_call
-from .chat_run import execute, has_servers, stream, stream_run
+from .chat_run import execute, stream, stream_run
+from .durable.paused import PausedRun
 from .durable.pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
 from .durable.resume import check, restore, resume_body
 from .handoffs import handoff_tool
 from .memory import Memory
+from .output import OutputSpec
+from .reach import has_servers
 from .run_state import Run
 from .scopes import ScopeRegistry
 from .streaming import StreamEvent
 from .subagents import subagent_tool
-from .turn_loop import OutputSpec
 
 if TYPE_CHECKING:
     from ..events.typed import OnMethod

@@ -16,26 +16,23 @@ held back until every step ran, then re-raised. A run that ends done or paused r
 first ``on_chat_done`` / ``on_chat_paused`` handler error (``errors="raise"``) after the end
 events; an error or an abort keeps the run's own outcome.
 
-What a run can reach, checked against what hooks ask to match: a ``match=`` naming no tool,
-sub-agent or handoff target the run can reach is most likely a typo (``"serach"``), so it is
-logged once, at the first run that could know (its agent's tools, its sub-agents' and handoff
-targets', MCP servers' included). A bus no agent runs on never warns: it cannot know.
+A top-level run first checks what hooks ask to match against what it can reach
+(``reach.check_matchers``), once per change of the bus's registrations.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
 from ..decisions import Deny
 from ..errors import RunAborted, StopRun
-from ..events.catalog import CATALOG, GROUPS
+from ..events.catalog import GROUPS
 from ..events.contexts import (
     ChatAbortContext,
     ChatDoneContext,
@@ -50,6 +47,7 @@ from ..events.contexts import (
     UserMessageContext,
 )
 from ..messages import AgentResponse, ChatMessage
+from .reach import check_matchers
 from .run_state import Run, new_message
 from .streaming import FinalResponse, StreamEvent, TextDelta
 from .turn_loop import Ended, run_turns, stop
@@ -330,7 +328,11 @@ async def end_paused(run: Run, response: AgentResponse, started: float) -> None:
 
     async def paused() -> None:
         try:
-            await run.fire("on_chat_paused", ChatPausedContext, response=response)
+            ctx = await run.fire(
+                "on_chat_paused", ChatPausedContext, response=response, state=run.carried
+            )
+            if isinstance(ctx, ChatPausedContext):  # what the plugins keep for the resume
+                run.carried = ctx.state
         except Exception as exc:  # as on_chat_done: reaches the caller after the end events
             failure.append(exc)
 
@@ -469,79 +471,9 @@ async def shielded(make: Step, timeout: float) -> None:
         raise asyncio.CancelledError
 
 
-# --- what a run can reach, checked against what hooks ask to match ---------------------
-
-if TYPE_CHECKING:
-    from .agent import Agent
-    from .run_state import Run
-
-log = structlog.get_logger("agenthooks")
-
-
-def reachable(agent: Agent) -> dict[str, set[str]]:
-    """The names each kind of ``match=`` tests that a run of ``agent`` can meet: tool names
-    (``tool_name``), sub-agents (``subagent``) and handoff targets (``to_agent``)."""
-    found: dict[str, set[str]] = {"tool_name": set(), "subagent": set(), "to_agent": set()}
-    seen: set[int] = set()
-    todo = [agent]
-    while todo:
-        current = todo.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        found["tool_name"].update(current.scopes.index)
-        found["subagent"].update(a.name for a in current.sub_agents)
-        found["to_agent"].update(a.name for a in current.handoffs)
-        todo += [*current.sub_agents, *current.handoffs]
-    return found
-
-
-def has_servers(agent: Agent, seen: set[int]) -> bool:
-    """True when ``agent``, a sub-agent or a handoff target (at any depth) has MCP servers."""
-    seen.add(id(agent))
-    return bool(agent.mcp_servers) or any(
-        has_servers(other, seen)
-        for other in [*agent.sub_agents, *agent.handoffs]
-        if id(other) not in seen
-    )
-
-
-def check_matchers(run: Run) -> None:
-    """Log once per registration each ``match=`` item that names nothing ``run`` can reach."""
-    names: dict[str, set[str]] | None = None
-    for reg in run.bus.registrations():
-        if reg.checked or not reg.match_items:
-            continue
-        reg.checked = True
-        where = CATALOG[reg.event].match
-        if where is None:
-            continue
-        if names is None:
-            names = reachable(run.agent)
-        candidates = names[where]
-        for item in reg.match_items:
-            if isinstance(item, re.Pattern):
-                hit = any(item.search(n) for n in candidates)
-                shown = item.pattern
-            else:
-                hit = item in candidates
-                shown = item
-            if not hit:
-                log.warning(
-                    "match_names_nothing",
-                    hook_event=reg.event,
-                    handler=reg.label,
-                    match=shown,
-                    reachable=sorted(candidates),
-                    hint=f"match={shown!r} on {reg.event} names no {where.replace('_', ' ')} "
-                    f"agent {run.agent.name!r} can reach: a typo?",
-                )
-
-
 __all__ = [
     "CUT_SHORT",
     "Body",
-    "check_matchers",
     "completed",
     "conclude",
     "end_aborted",
@@ -550,8 +482,6 @@ __all__ = [
     "end_paused",
     "execute",
     "execute_run",
-    "has_servers",
-    "reachable",
     "shielded",
     "stream",
     "stream_run",

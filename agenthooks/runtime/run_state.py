@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import uuid
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -24,11 +23,6 @@ if TYPE_CHECKING:
     from .durable.journal import Journal
     from .session import Session
     from .streaming import StreamEvent
-    from .tool_call import Flight
-
-LIVE_RUNS: weakref.WeakValueDictionary[str, Run] = weakref.WeakValueDictionary()
-"""run id -> the run, while it exists: a call's hook layer finds its run from the context's
-``run_id`` (a context carries no state of ours)."""
 
 NO_USAGE = Usage()
 """The usage of a run that has used nothing yet (shared: usages are replaced, never mutated)."""
@@ -53,8 +47,6 @@ class Run:
     """
 
     __slots__ = (
-        "__weakref__",
-        "flights",
         "agent",
         "bus",
         "history",
@@ -85,6 +77,7 @@ class Run:
         "handoff",
         "terminating",
         "journal",
+        "carried",
         "context_fields",
         "_stacks",
     )
@@ -137,9 +130,9 @@ class Run:
         self.terminating = False
         self.journal: Journal | None = None
         """Set when the conversation lives in a store (``durable/journal.py``)."""
-        self.flights: dict[str, Flight] = {}
-        """The tool calls of the run on their way, by call id (their hook layer finds them
-        here: a context carries no state of ours)."""
+        self.carried: dict[str, Any] = {}
+        """The plugins' per-run state a pause keeps (``on_chat_paused``'s ``state``), by
+        plugin name; a resumed run starts with what its pause kept."""
         self.context_fields: dict[str, Any] = {}
         """The common fields every context of this run carries, kept current (contexts copy
         them; nothing else may change them)."""
@@ -182,20 +175,13 @@ class Run:
     def stacks(self) -> CallStacks:
         """The composed model and tool calls for this run's bus and agent (built when either
         changed, never per call)."""
-        stacks, bus, agent = self._stacks, self.bus, self.agent
-        if (
-            stacks is None
-            or stacks.bus is not bus
-            or stacks.bus_version != bus.version
-            or stacks.agent is not agent
-            or stacks.agent_version != agent.middleware_version
-        ):
-            stacks = self._stacks = agent.stacks_on(bus)
+        stacks = self._stacks
+        if stacks is None or not stacks.current(self.bus, self.agent):
+            stacks = self._stacks = self.agent.stacks_on(self.bus)
         return stacks
 
     def refresh_fields(self) -> None:
         """Write ``context_fields`` anew from the run (after its agent or ids changed)."""
-        LIVE_RUNS[self.run_id] = self
         self.context_fields = {
             "run_id": self.run_id,
             "parent_run_id": self.parent.run_id if self.parent is not None else None,
@@ -356,7 +342,6 @@ class HookTurn:
 
 __all__ = [
     "COMMON",
-    "LIVE_RUNS",
     "NO_USAGE",
     "HookTurn",
     "Run",

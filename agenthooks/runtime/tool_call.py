@@ -36,7 +36,7 @@ from ..errors import (
 from ..events.contexts import PreToolCallContext, ToolCallErrorContext, ToolCallResultContext
 from ..messages import ChatMessage, PendingCall, ToolCall
 from ..tools import Tool, ToolContext, serialize_result
-from .run_state import LIVE_RUNS, Run, common
+from .run_state import Run, common
 from .streaming import ToolCallEnd, ToolCallStart
 
 if TYPE_CHECKING:
@@ -119,12 +119,38 @@ class Flight:
         if self.batch is not None and self.batch.order is not None:
             await self.batch.order.enter_after(self.index)
 
+    async def in_turn(
+        self,
+        outcome: ToolOutcome | None,
+        call: ToolCall,
+        invoke: Callable[[Any], Any],
+        arg: Any,
+    ) -> ToolOutcome:
+        """The call between its before-phase and its after-phase, in its batch's order:
+        ``invoke(arg)`` settled into the outcome of ``call``, unless ``outcome`` (what the
+        call was decided to end with before it ran) is given."""
+        outcome = await self.take_turn(outcome)
+        if outcome is None:
+            outcome = await settle(call, invoke, arg)
+        await self.wait_after()
+        return outcome
+
+    def revalidate(self, ctx: Any) -> bool:
+        """``pre_tool_call``'s check between its ordinary handlers and its guards, for this
+        call (see ``_revalidate``)."""
+        return _revalidate(ctx, self)
+
+
+FLIGHTS: dict[tuple[str, str], Flight] = {}
+"""(run id, tool call id) -> the call on its way through its stack, while it is: the innermost
+call (``endpoint``) is given only the context, and finds the call's validated arguments here
+(a context carries no state of ours)."""
+
 
 def flight_of(ctx: Any) -> Flight | None:
     """The call on its way that ``ctx`` describes: ``None`` for a call outside our runtime
     (a bridged framework's)."""
-    run = LIVE_RUNS.get(ctx.run_id)
-    return None if run is None else run.flights.get(ctx.tool_call_id)
+    return FLIGHTS.get((ctx.run_id, ctx.tool_call_id))
 
 
 def asked(call: ToolCall, ask: Ask, in_subagent: bool) -> ToolOutcome:
@@ -157,11 +183,11 @@ async def tool_call(
         if batch is not None:
             batch.flights.append(flight)
         hooks = run.stacks.tool if batch is None else batch.app
-        if hooks is None:  # nobody listens and nothing wraps the call: the tool itself
-            outcome = await flight.take_turn(flight.outcome)
-            if outcome is None:
-                outcome = await settle(flight.call, run_tool, flight)
-            await flight.wait_after()
+        # nobody listens and nothing wraps the call: the tool itself, with no context and no
+        # hook layer (this shortcut and the model call's save a 0-hook run 111k of its 444k
+        # instructions: benchmarks/callgrind.py with the stacks always built)
+        if hooks is None:
+            outcome = await flight.in_turn(flight.outcome, flight.call, run_tool, flight)
         else:
             ctx = PreToolCallContext(
                 **run.context_fields,
@@ -173,15 +199,17 @@ async def tool_call(
                 result=None,
                 error=None,
             )
-            run.flights[call.id] = flight
+            key = (run.run_id, call.id)
+            FLIGHTS[key] = flight
             try:
                 outcome = await hooks.wrap(
                     ctx,
                     hooks.inner,  # type: ignore[arg-type]
                     approved=call.id in run.answered,
+                    flight=flight,
                 )
             finally:
-                del run.flights[call.id]
+                FLIGHTS.pop(key, None)
         flight.outcome = outcome
         if outcome.asked is None:
             await _commit(run, flight.call, outcome)
@@ -239,31 +267,14 @@ def resolve(flight: Flight) -> None:
         flight.outcome = ToolOutcome(call, error=error, source="validation")
         return
     tool = flight.tool
-    if (
-        type(tool) is Tool
-        and tool.exact_types is not None
-        and _exact(call.arguments, tool.exact_types)
-    ):
-        flight.arguments = call.arguments  # read only: a tool gets its own keywords
-        return
     try:
         arguments = tool.validate(call.arguments)
     except ToolValidationError as exc:
         flight.outcome = ToolOutcome(call, error=exc, source="validation")
         return
     flight.arguments = arguments
-    if _coerced(call.arguments, arguments):
+    if arguments is not call.arguments and _coerced(call.arguments, arguments):
         flight.call = ToolCall(id=call.id, name=call.name, arguments=arguments)
-
-
-def _exact(given: dict[str, Any], types: dict[str, type]) -> bool:
-    """True when ``given`` holds every parameter, each of exactly its plain type."""
-    if len(given) != len(types):
-        return False
-    for key, kind in types.items():  # noqa: SIM110 (a loop, not a generator per call)
-        if type(given.get(key)) is not kind:
-            return False
-    return True
 
 
 def _coerced(given: dict[str, Any], validated: dict[str, Any]) -> bool:
@@ -346,26 +357,32 @@ class ToolHooks:
         call_next: Callable[[Any], Awaitable[Any]],
         *,
         approved: bool = False,
+        flight: Flight | None = None,
     ) -> ToolOutcome:
         """Run the call ``ctx`` describes: its before-phase, ``call_next`` (the middleware and
         the tool), its after-phase; returns its outcome. ``approved``: a human approved the
-        call at ``resume()`` (an ``Ask`` for it counts as ``None``)."""
+        call at ``resume()`` (an ``Ask`` for it counts as ``None``). ``flight``: the call on
+        its way in our runtime (``None`` for a bridged framework's call)."""
         bus = self.bus
-        flight = flight_of(ctx)
         outcome = flight.outcome if flight is not None else None
         if outcome is None and "pre_tool_call" in bus.listened:
-            if flight is None and self.serial is not None:
-                async with self.serial:
+            if flight is None:
+                if self.serial is None:
                     deny = await bus.dispatch("pre_tool_call", ctx, _revalidate, approved=approved)
+                else:
+                    async with self.serial:
+                        deny = await bus.dispatch(
+                            "pre_tool_call", ctx, _revalidate, approved=approved
+                        )
             else:
-                deny = await bus.dispatch("pre_tool_call", ctx, _revalidate, approved=approved)
+                deny = await bus.dispatch(
+                    "pre_tool_call", ctx, flight.revalidate, approved=approved
+                )
             outcome = self.before(ctx, deny)
         if flight is not None:
-            outcome = await flight.take_turn(outcome)
-        if outcome is None:
+            outcome = await flight.in_turn(outcome, ctx.call, call_next, ctx)
+        elif outcome is None:
             outcome = await settle(ctx.call, call_next, ctx)
-        if flight is not None:
-            await flight.wait_after()
         if (
             outcome.asked is None
             and ("on_tool_call_error" if outcome.error is not None else "on_tool_call_result")
@@ -373,10 +390,10 @@ class ToolHooks:
         ):
             serial = flight.run.serial if flight is not None else self.serial
             if serial is None:
-                outcome = await self.after(ctx, outcome)
+                outcome = await self.after(ctx, outcome, flight)
             else:
                 async with serial:
-                    outcome = await self.after(ctx, outcome)
+                    outcome = await self.after(ctx, outcome, flight)
         return outcome
 
     def before(self, ctx: PreToolCallContext, deny: Deny | Ask | None) -> ToolOutcome | None:
@@ -396,11 +413,12 @@ class ToolHooks:
             return ToolOutcome(call, error=ctx.error, source="validation")
         return None
 
-    async def after(self, ctx: PreToolCallContext, outcome: ToolOutcome) -> ToolOutcome:
+    async def after(
+        self, ctx: PreToolCallContext, outcome: ToolOutcome, flight: Flight | None = None
+    ) -> ToolOutcome:
         """``on_tool_call_error`` for an error (a recovery then goes on as a result), and
         ``on_tool_call_result`` for a result (a deny there turns it into an error)."""
         bus = self.bus
-        flight = flight_of(ctx)
         base = common(ctx) if flight is None else flight.run.context_fields
         if outcome.error is not None:
             ectx = ToolCallErrorContext(
@@ -445,11 +463,11 @@ class ToolHooks:
         return outcome
 
 
-def _revalidate(ctx: Any) -> bool:
+def _revalidate(ctx: Any, flight: Flight | None = None) -> bool:
     """Between the ordinary handlers and the guards of ``pre_tool_call``: arguments an ordinary
     handler changed are validated again, so guards judge the values the tool will get. True
-    stops the chain there (the changed arguments do not validate)."""
-    flight = flight_of(ctx)
+    stops the chain there (the changed arguments do not validate). ``flight``: the call on
+    its way in our runtime, which takes the validated arguments."""
     tool = ctx.tool
     if (
         ctx.short_circuit is not None
@@ -489,14 +507,10 @@ async def settle(call: ToolCall, invoke: Callable[[Any], Any], arg: Any) -> Tool
 
 
 def render(outcome: ToolOutcome) -> None:
-    """Write the result down now (a result that cannot be is an error for its call): a
-    ``str`` as it is, an ``int`` as its digits, anything else by ``serialize_result``."""
-    result = outcome.result
-    kind = type(result)
+    """Write the result down now, by ``serialize_result`` (a result that cannot be is an
+    error for its call)."""
     try:
-        outcome.text = (
-            result if kind is str else str(result) if kind is int else serialize_result(result)
-        )
+        outcome.text = serialize_result(outcome.result)
     except Exception as exc:
         outcome.error, outcome.source, outcome.result = exc, "handler", None
 
@@ -514,20 +528,12 @@ async def endpoint(ctx: PreToolCallContext) -> Any:
 
 
 async def run_tool(flight: Flight) -> Any:
-    """Run the tool of ``flight`` (a stored run first notes that it starts) and return its
-    result."""
-    run = flight.run
-    if run.journal is not None:
-        await run.journal.starting(run, flight.call)
-    result = start(flight)
-    return await result if isawaitable(result) else result
-
-
-def start(flight: Flight) -> Any:
-    """Start the tool of ``flight``: an inline sync tool's result at once, else an awaitable
-    of the result."""
+    """Run the tool of ``flight`` with its validated arguments (a stored run first notes that
+    it starts) and return its result."""
     tool, run, call = flight.tool, flight.run, flight.call
     assert tool is not None and flight.arguments is not None
+    if run.journal is not None:
+        await run.journal.starting(run, call)
     context = None
     if tool.context_param is not None:
         context = ToolContext(
@@ -539,12 +545,11 @@ def start(flight: Flight) -> Any:
             session_id=run.session.id if run.session is not None else None,
             run=run,
         )
-    if tool.inline and not tool.is_async:
-        return tool.call_inline(flight.arguments, context)
-    return tool.invoke(flight.arguments, context)
+    return await tool.invoke(flight.arguments, context)
 
 
 __all__ = [
+    "FLIGHTS",
     "Flight",
     "ToolHooks",
     "ToolOutcome",
@@ -554,7 +559,6 @@ __all__ = [
     "render",
     "run_tool",
     "settle",
-    "start",
     "tool_call",
     "tool_message",
 ]

@@ -20,7 +20,7 @@ from typing import Literal
 
 from ..approvals import Approval, ApprovalError, SourceNotConfigured
 from ..errors import NotPausedError, NotPendingError, UnknownSessionError
-from ..paused import Answer, PausedRun
+from ..runtime.durable.paused import Answer, PausedRun
 from .sql import SQLStore
 from .url import STORE_ENV, open_store
 

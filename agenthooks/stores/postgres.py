@@ -23,11 +23,16 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
-from .sql import CommitUnknown, Failure, SQLStore, Tx, check_name
+from .sql import CommitUnknown, Failure, SQLStore, Tx, check_name, time_left
 
 if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import AsyncConnectionPool
+
+
+_CONNECT = 1.0
+"""Seconds an operation with no time left (the recovery after a failed write) still waits
+for a connection: after an outage, the pool makes a new one."""
 
 
 class _PostgresTx:
@@ -100,10 +105,10 @@ class PostgresStore(SQLStore):
         try:
             import psycopg
             from psycopg_pool import AsyncConnectionPool
-        except ImportError:  # pragma: no cover - the extra is part of the dev install
+        except ImportError as exc:
             raise StoreError(
-                "PostgresStore needs psycopg 3 and psycopg_pool: pip install "
-                "'agenthooks[postgres]'",
+                f"{self!r} needs psycopg 3 and psycopg_pool ({exc.name or 'psycopg'} is not "
+                "installed): pip install 'agenthooks[postgres]'",
                 store=repr(self),
             ) from None
         if self._pool is None:
@@ -157,10 +162,13 @@ class PostgresStore(SQLStore):
         """A transaction on a connection of the pool: committed when the block ends, rolled
         back on an exception. ``write`` changes nothing here: PostgreSQL readers never wait for
         writers."""
+        pool = await self._open()  # first: it says which extra is missing
         import psycopg
 
-        pool = await self._open()
-        async with pool.connection(timeout=self.timeout) as conn:
+        # what is left of the operation's deadline (a retry never waits a whole timeout
+        # again); with none left, one try still has the time to connect afresh
+        wait = max(time_left(self.timeout), min(self.timeout, _CONNECT))
+        async with pool.connection(timeout=wait) as conn:
             try:
                 yield _PostgresTx(conn)
             except BaseException:
@@ -177,7 +185,10 @@ class PostgresStore(SQLStore):
         """A lost connection, a pool that found none in time, a serialization failure or a
         deadlock: the transaction was rolled back, try again; any other database error
         fails at once."""
-        import psycopg
+        try:
+            import psycopg
+        except ImportError:  # no driver, so not its error (``_open`` says what is missing)
+            return None
 
         if isinstance(exc, psycopg.OperationalError):
             return "retry"

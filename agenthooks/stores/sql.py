@@ -11,6 +11,10 @@ says the failure is worth it (``failure``); a connection lost during the commit 
 outcome unknown, so the store reads back the stamp the write set (its ``updated_at``) and
 tries again only when the write is not there. A stored value that does not parse is a
 ``ResumeError`` naming the session and the column.
+
+``timeout`` is one deadline per operation: its waits for a lock or a connection, its retries
+and its read-back all end by it, and what runs inside ``deadline(at)`` (the recovery after a
+failed write) ends by the failed write's deadline, so waits never add up.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from ..errors import (
     UnknownSessionError,
 )
 from ..messages import ChatMessage
-from ..paused import Answer, PausedRun
+from ..runtime.durable.paused import Answer, PausedRun
+from ..runtime.durable.store import deadline, time_left
 from .base import Progress, Release, SessionRow, Status
 from .migrations import migrate
 
@@ -137,7 +142,19 @@ class SQLStore:
         """``body`` in one transaction; its result. A rolled-back failure is tried again
         while ``timeout`` lasts; ``stamp`` (the ``updated_at`` a write sets) tells whether a
         commit that went unanswered was applied. Anything else is a ``StoreError``."""
-        deadline = time.monotonic() + self.timeout
+        until = time.monotonic() + time_left(self.timeout)
+        with deadline(until):  # the transactions, the read-back and the retries share it
+            return await self._attempts(what, session_id, body, stamp, write, until)
+
+    async def _attempts(
+        self,
+        what: str,
+        session_id: str | None,
+        body: Callable[[Tx], Awaitable[T]],
+        stamp: float | None,
+        write: bool,
+        until: float,
+    ) -> T:
         delay = 0.05
         while True:
             done = False
@@ -158,10 +175,10 @@ class SQLStore:
             except Exception as exc:
                 if self.failure(exc) is None:
                     raise
-                if done or self.failure(exc) == "fail" or time.monotonic() >= deadline:
+                if done or self.failure(exc) == "fail" or time.monotonic() >= until:
                     raise self._error(what, session_id, exc) from exc
                 cause = exc
-            if time.monotonic() + delay >= deadline:
+            if time.monotonic() + delay >= until:
                 raise self._error(what, session_id, cause) from cause
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
@@ -550,4 +567,4 @@ def _session(row: Sequence[Any], messages: int) -> SessionRow:
     )
 
 
-__all__ = ["CommitUnknown", "Failure", "SQLStore", "Tx", "check_name"]
+__all__ = ["CommitUnknown", "Failure", "SQLStore", "Tx", "check_name", "deadline", "time_left"]

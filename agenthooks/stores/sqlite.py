@@ -22,7 +22,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from .sql import Failure, SQLStore, Tx
+from .sql import Failure, SQLStore, Tx, time_left
+
+_GRACE = 0.01
+"""Seconds an operation with no time left still waits for this store's connection."""
 
 
 class _SQLiteTx:
@@ -50,8 +53,8 @@ class SQLiteStore(SQLStore):
     Args:
         path: The database file; created if missing (its directory must exist).
         prefix: What the table names start with (letters, digits and ``_``).
-        timeout: Seconds a transaction waits for another process's lock on the file before
-            it fails with a ``StoreError``.
+        timeout: Seconds one operation waits, in all, for this store's other operations and
+            another process's lock on the file before it fails with a ``StoreError``.
 
     Raises:
         StoreError: ``prefix`` is not a valid name.
@@ -69,9 +72,10 @@ class SQLiteStore(SQLStore):
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, wait: float) -> sqlite3.Connection:
+        # ``wait``: switching a new file to WAL waits for its lock like any transaction
         conn = sqlite3.connect(
-            self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False
+            self.path, timeout=wait, isolation_level=None, check_same_thread=False
         )
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
@@ -82,18 +86,22 @@ class SQLiteStore(SQLStore):
         """A transaction on the store's connection: committed when the block ends, rolled back
         on an exception; ``write=False`` for one that only reads and waits for no writer."""
         # one transaction at a time on this store's connection; the wait for it and for
-        # another process's lock on the file (SQLite's busy timeout) share one ``timeout``
+        # another process's lock on the file (SQLite's busy timeout) share one ``timeout``,
+        # or what is left of the operation's deadline (``sql.deadline``)
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.timeout
+        wait = time_left(self.timeout)
+        until = loop.time() + wait
         try:
-            await asyncio.wait_for(self._lock.acquire(), self.timeout)
+            # with no time left, a free connection is still taken (the grace: a loop turn)
+            await asyncio.wait_for(self._lock.acquire(), max(wait, _GRACE))
         except asyncio.TimeoutError:
             raise sqlite3.OperationalError("database is locked") from None
         try:
             conn = self._conn
             if conn is None:
-                conn = self._conn = await asyncio.to_thread(self._connect)
-            left = max(0.0, deadline - loop.time())
+                left = max(0.0, until - loop.time())
+                conn = self._conn = await asyncio.to_thread(self._connect, left)
+            left = max(0.0, until - loop.time())
             await asyncio.to_thread(_begin, conn, left, "BEGIN IMMEDIATE" if write else "BEGIN")
             try:
                 yield _SQLiteTx(conn)

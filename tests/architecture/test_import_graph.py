@@ -1,6 +1,8 @@
 """The import graph of ``agenthooks``, pinned: no cycles (a package counts as the import of
-its ``__init__``), no private names imported across modules, and imports inside functions
-only of the modules that need an optional extra (the ``mcp`` SDK, psycopg)."""
+its ``__init__``), no private names imported across modules, imports inside functions only
+of the modules that need an optional extra (the ``mcp`` SDK, psycopg), and the runtime by
+concern: the typed-answer check and the matcher check in modules of their own, a stored
+session read and claimed by ``Session`` itself, and one meaning per top-level name."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import agenthooks
 
 ROOT = Path(agenthooks.__file__).resolve().parent
-OPTIONAL = ("agenthooks.mcp", "agenthooks.stores.postgres")
+OPTIONAL = ("agenthooks.mcp", "agenthooks.server", "agenthooks.stores.postgres")
 """What may be imported inside a function: it needs an extra that may not be installed."""
 
 
@@ -151,3 +153,71 @@ def test_no_private_name_is_imported_from_another_module() -> None:
         for target, name, line in found.private
     ]
     assert private == []
+
+
+RUNTIME = "agenthooks.runtime."
+LIFECYCLE = {
+    RUNTIME + name
+    for name in ("agent", "session", "chat_run", "turn_loop", "tool_call", "model_call")
+}
+"""The modules a run's lifecycle passes through."""
+
+
+def test_the_typed_answer_check_is_a_module_the_turns_use() -> None:
+    assert RUNTIME + "output" in IMPORTS[RUNTIME + "turn_loop"].loaded
+    assert IMPORTS[RUNTIME + "output"].loaded.isdisjoint(LIFECYCLE)
+    assert "pydantic" not in _third_party(RUNTIME + "turn_loop")
+
+
+def test_matcher_reachability_is_a_module_of_its_own() -> None:
+    assert RUNTIME + "reach" in IMPORTS[RUNTIME + "chat_run"].loaded
+    assert IMPORTS[RUNTIME + "reach"].loaded.isdisjoint(LIFECYCLE)
+
+
+def test_a_stored_session_is_read_and_claimed_by_session_itself() -> None:
+    # no module of free functions over a Session's private state
+    assert RUNTIME + "durable.stored_session" not in MODULES
+    assert not any(
+        "Session" in ast.unparse(node)
+        for module, path in MODULES.items()
+        if module.startswith(RUNTIME + "durable")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.module is not None
+        and node.module.endswith("session")
+    )
+
+
+def _third_party(module: str) -> set[str]:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return {
+        node.module.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module
+    } | {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+
+
+SHARED_NAMES = {
+    "endpoint": "the innermost call of a stack: one per call kind (model_call, tool_call)",
+    "stream": "chat_run's streams a run to its consumer, model_call's a provider call",
+}
+"""Top-level names more than one runtime module defines, each with what the copies mean."""
+
+
+def test_a_runtime_name_means_one_thing() -> None:
+    defined: dict[str, list[str]] = {}
+    for module, path in MODULES.items():
+        if not module.startswith(RUNTIME):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            if isinstance(node, kinds) and not node.name.startswith("_"):
+                defined.setdefault(node.name, []).append(module)
+    shared = {name: modules for name, modules in defined.items() if len(modules) > 1}
+    assert set(shared) <= set(SHARED_NAMES), shared
+    assert defined["names_in_reach"] == [RUNTIME + "reach"]

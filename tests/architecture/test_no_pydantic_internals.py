@@ -1,15 +1,21 @@
-"""The package reaches into no pydantic internals: a model's fields are set through the model
-(or ``model_copy``), its hidden state is a declared private attribute, and nothing writes a
-model's ``__dict__`` or pydantic's own slots. Each finding names the file and the line."""
+"""The package and every plugin distribution reach into no pydantic internals: a model's fields
+are set through the model (or ``model_copy``), its hidden state is a declared private
+attribute, and nothing writes a model's ``__dict__`` or pydantic's own slots. Each finding
+names the file and the line."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import pytest
+
 import agenthooks
 
 ROOT = Path(agenthooks.__file__).resolve().parent
+PLUGINS = ROOT.parent / "plugins"
+SOURCES = sorted(PLUGINS.glob("agenthooks-*/src"))
+"""Each plugin distribution's package sources: the same rule holds there."""
 SLOTS = ("__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
 """pydantic's own slots: no module names them."""
 WRITERS = ("update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__set__")
@@ -72,6 +78,22 @@ def test_the_package_uses_no_pydantic_internals() -> None:
         for finding in findings(
             path.read_text(encoding="utf-8"), str(path.relative_to(ROOT.parent))
         )
+    ]
+    assert found == [], "pydantic internals used:\n" + "\n".join(found)
+
+
+def test_every_plugin_distribution_is_checked() -> None:
+    names = {source.parent.name for source in SOURCES}
+    assert {"agenthooks-agent-hooks-spec", "agenthooks-guard", "agenthooks-langchain"} <= names
+    assert len(SOURCES) == len(list(PLUGINS.glob("agenthooks-*/pyproject.toml")))
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.parent.name)
+def test_no_plugin_uses_pydantic_internals(source: Path) -> None:
+    found = [
+        finding
+        for path in sorted(source.rglob("*.py"))
+        for finding in findings(path.read_text(encoding="utf-8"), str(path.relative_to(PLUGINS)))
     ]
     assert found == [], "pydantic internals used:\n" + "\n".join(found)
 

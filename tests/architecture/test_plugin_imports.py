@@ -26,6 +26,7 @@ PUBLIC_SUBMODULES = (
     "testing",
     "bridges",
     "plugins",
+    "server",
 )
 """The modules a plugin may import from, besides ``agenthooks`` itself."""
 

@@ -1,8 +1,9 @@
 """Every plugin distribution follows one template, pinned from its files (no plugin is
 imported): the ``src/`` layout; no ``errors.py`` of its own; its README's sections; every
 option its ``PluginSettings`` subclass declares in the README's options table, with its
-environment variable; and each ``agenthooks.plugins`` entry point naming a class with a
-``from_env()`` constructor."""
+environment variable; each ``agenthooks.plugins`` entry point naming a class with a
+``from_env()`` constructor; every plugin's ``setup(self, bus: HookBus)`` typed; and no option
+error caught and raised again as another type. ``plugins/README.md`` describes the template."""
 
 from __future__ import annotations
 
@@ -125,3 +126,66 @@ def test_an_entry_point_names_a_class_with_from_env(distribution: Path) -> None:
         assert attribute in classes, f"{name} = {value}: not a class of the package"
         methods = {n.name for n in classes[attribute].body if isinstance(n, ast.FunctionDef)}
         assert "from_env" in methods, f"{name} = {value}: {attribute} has no from_env()"
+
+
+def _methods(package: Path, name: str) -> list[tuple[str, ast.FunctionDef]]:
+    """``(class, method)`` for each method called ``name`` of a class in the package."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                found += [
+                    (node.name, item)
+                    for item in node.body
+                    if isinstance(item, ast.FunctionDef) and item.name == name
+                ]
+    return found
+
+
+SETUPS = [
+    (distribution, cls, method)
+    for distribution in DISTRIBUTIONS
+    for cls, method in _methods(_package(distribution), "setup")
+    if [a.arg for a in method.args.args[1:2]] == ["bus"]
+]
+"""Each plugin class's ``setup(self, bus)`` (a test harness's ``setup`` takes other things)."""
+
+
+def test_the_setup_methods_are_found() -> None:
+    assert {cls for _, cls, _ in SETUPS} >= {
+        "Guard",
+        "Limits",
+        "CachePlugin",
+        "StructlogPlugin",
+        "OtelPlugin",
+        "RedisEventPublisher",
+        "AgentHooksSpec",
+    }
+
+
+@pytest.mark.parametrize(
+    ("distribution", "cls", "method"),
+    SETUPS,
+    ids=[f"{d.name}:{c}" for d, c, _ in SETUPS],
+)
+def test_setup_takes_a_typed_hookbus(distribution: Path, cls: str, method: ast.FunctionDef) -> None:
+    bus = method.args.args[1]
+    assert bus.annotation is not None and ast.unparse(bus.annotation) == "HookBus", (
+        f"{distribution.name}: {cls}.setup(bus) must be typed setup(self, bus: HookBus)"
+    )
+
+
+@pytest.mark.parametrize("distribution", CONFIGURED, ids=lambda p: p.name)
+def test_an_option_error_is_raised_as_the_settings_raise_it(distribution: Path) -> None:
+    # a PluginOptionError caught and raised again as another type loses what the shared
+    # helper promises (the plugin, the source, the closest key): no plugin re-wraps it
+    rewrapped = [
+        f"{path.relative_to(PLUGINS)}:{node.lineno}"
+        for path in sorted(_package(distribution).rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ExceptHandler)
+        and node.type is not None
+        and "PluginOptionError" in ast.unparse(node.type)
+        and any(isinstance(inner, ast.Raise) for inner in ast.walk(node))
+    ]
+    assert rewrapped == []

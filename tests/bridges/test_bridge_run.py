@@ -494,6 +494,7 @@ def test_the_capability_table_is_generated_from_the_declarations() -> None:
     ]
 
 
+@pytest.mark.subprocess
 def test_agenthooks_bridges_lists_each_installed_bridge(capsys: pytest.CaptureFixture[str]) -> None:
     from agenthooks.bridges import installed_bridges
 

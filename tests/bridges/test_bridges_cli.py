@@ -5,15 +5,20 @@ all five with the capability table."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agenthooks.bridges import BASELINE_FIRES, BASELINE_HONOURS
 from agenthooks.bridges.capabilities import returns
 from agenthooks.events.catalog import CATALOG
+
+pytestmark = pytest.mark.subprocess
 
 SCRIPT = Path(sys.executable).parent / "agenthooks"
 
@@ -22,9 +27,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "adk": {
         "framework": "Google ADK",
         "distribution": "agenthooks-adk",
-        "setup": (
-            "Runner(agent=..., app_name=..., session_service=..., plugins=[AgentHooksPlugin(bus)])"
-        ),
+        "setup": "Runner(app=App(name=..., root_agent=agent, plugins=[AgentHooksPlugin(bus)]), ...)",
         "fires": [
             "on_stream_start",
             "on_stream_chunk",
@@ -47,15 +50,23 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "framework": "LangChain",
         "distribution": "agenthooks-langchain",
         "setup": "create_agent(model, tools, middleware=[AgentHooksMiddleware(bus)])",
-        "fires": ["pre_agent", "transform_context", "prepare_next_turn", "should_stop"],
+        "fires": [
+            "pre_agent",
+            "transform_context",
+            "prepare_next_turn",
+            "should_stop",
+            "on_run_resumed",
+            "on_subagent_start",
+            "on_subagent_stop",
+        ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
         },
         "gaps": [
             "on_chat_abort",
-            "on_run_resumed",
             "on_stream_chunk",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
@@ -78,6 +89,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_stream_error",
             "prepare_next_turn",
             "should_stop",
+            "on_subagent_start",
+            "on_subagent_stop",
             "pre_handoff",
             "on_handoff",
             "on_run_resumed",
@@ -86,6 +99,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
             "on_tool_call_result": ["terminate"],
             "on_tool_call_error": ["terminate"],
             "prepare_next_turn": ["model", "thinking"],
@@ -104,16 +118,24 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "framework": "Pydantic AI",
         "distribution": "agenthooks-pydantic-ai",
         "setup": "Agent(model, tools=..., capabilities=[AgentHooksCapability(bus)])",
-        "fires": ["pre_agent", "transform_context", "prepare_next_turn", "should_stop"],
+        "fires": [
+            "pre_agent",
+            "transform_context",
+            "prepare_next_turn",
+            "should_stop",
+            "on_run_resumed",
+            "on_subagent_start",
+            "on_subagent_stop",
+        ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
         },
         "gaps": [
             "on_chat_start.deny",
             "on_stream_chunk",
-            "on_subagent_start",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
             "post_agent.response",
@@ -121,7 +143,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "pre_handoff",
             "pre_request.request",
             "prepare_next_turn",
-            "should_stop",
+            "should_stop.true",
         ],
     },
     "strands": {
@@ -137,12 +159,15 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_stream_error",
             "prepare_next_turn",
             "should_stop",
+            "on_subagent_start",
+            "on_subagent_stop",
             "on_run_resumed",
         ],
         "honours": {
             "pre_agent": ["deny", "response"],
             "transform_context": ["messages"],
             "on_model_error": ["error"],
+            "should_stop": ["true"],
             "on_tool_call_result": ["terminate"],
             "on_tool_call_error": ["terminate"],
         },
@@ -157,6 +182,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
 }
 
 
+@functools.cache  # one run per command line: each imports the five frameworks (seconds)
 def cli(*args: str) -> str:
     done = subprocess.run(
         [str(SCRIPT), "bridges", *args], capture_output=True, text=True, timeout=120, check=True
@@ -219,3 +245,5 @@ def test_bridges_lists_all_five_with_the_capability_table() -> None:
         "| `pre_tool_call` | " + " | ".join(["Ask, `call`, Deny, `error`, `result`"] * 5) + " |"
         in rows
     )
+    # a predicate's True is a return like any other: the table says who carries it out
+    assert "| `should_stop` | - | True | True | True | True |" in rows

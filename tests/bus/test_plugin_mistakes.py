@@ -318,6 +318,7 @@ CONFLICT = (
 )
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("strict", [False, True])
 def test_two_distributions_with_one_plugin_name_is_an_error_naming_both(
     site: Path, strict: bool
@@ -331,10 +332,12 @@ def test_two_distributions_with_one_plugin_name_is_an_error_naming_both(
     }
 
 
+@pytest.mark.subprocess
 def test_the_conflict_stops_auto_loading_too(site: Path) -> None:
     assert load(site, "auto")["message"] == CONFLICT
 
 
+@pytest.mark.subprocess
 def test_other_names_load_and_disabling_the_name_loads_neither(site: Path) -> None:
     assert load(site, ["zz-extra"]) == {"plugins": {"zz-extra": "zz-extra"}}
     disabled = load(site, ["zz-extra", "audit"], AGENTHOOKS_DISABLE_PLUGINS="audit")

@@ -17,6 +17,8 @@ from record_support import SCENARIO_TREE, deterministic, record_scenario, write_
 from agenthooks.events import CATALOG
 from agenthooks.trace import load_recording
 
+pytestmark = pytest.mark.subprocess
+
 COMMANDS = ("events", "plugins", "demo", "trace", "tail", "sessions", "approvals")
 
 
@@ -93,6 +95,8 @@ positional arguments:
     sessions  list the sessions of a store, or show one (history and paused run)
     approvals
               list, approve or deny what waits for a human
+    serve     serve the bus and its plugins to hook clients (Claude Code, Codex) over HTTP
+    hook      a command hook (Codex) that asks the hook server
 
 options:
   -h, --help  show this help message and exit

@@ -12,10 +12,13 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import pytest
 from cli_support import SCRIPT, run_cli
 
 from agenthooks import Agent, ScriptedProvider, Session
 from agenthooks.stores import SQLiteStore
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
 NOT_CREATED = "the file does not exist (check the path; reading never creates a store)"
 

@@ -9,10 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agenthooks.demo import main
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
 from wire_server import WireServer, completion, error_reply, json_reply, tool_call
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
 ROOT = Path(__file__).resolve().parents[2]
 DENY = "Deleting files is not allowed in this workspace."

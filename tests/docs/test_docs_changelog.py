@@ -9,6 +9,10 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.subprocess
+
 CHANGELOG = Path(__file__).resolve().parents[2] / "CHANGELOG.md"
 ENTRY = re.compile(r"^## (\S+)", flags=re.M)
 

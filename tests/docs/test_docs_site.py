@@ -24,6 +24,8 @@ from agenthooks.events import CATALOG
 from agenthooks.events.describe import markdown_table
 from agenthooks.testing import require
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.browser]
+
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [

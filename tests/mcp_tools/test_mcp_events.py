@@ -109,6 +109,7 @@ async def drive(agent: Agent, streamed: bool) -> list[ChatMessage]:
     return agent.history
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("streamed", [False, True], ids=["chat", "stream"])
 async def test_stdio_tools_fire_the_events_local_tools_fire(
     weather: StdioWeather, streamed: bool
@@ -123,6 +124,7 @@ async def test_stdio_tools_fire_the_events_local_tools_fire(
     assert [c["tool"] for c in weather.calls()] == ["forecast", "fail"]
 
 
+@pytest.mark.server
 async def test_http_tools_fire_the_events_local_tools_fire() -> None:
     local_names, local_log, local = await local_run(False)
     with HTTPWeatherServer() as served:

@@ -3,11 +3,14 @@ them, and a server that goes away while its agent still uses it."""
 
 from __future__ import annotations
 
+import pytest
 from http_server import HTTPWeatherServer
 
 from agenthooks import Agent
 from agenthooks.mcp import MCPServerHTTP
 from agenthooks.testing import HookRecorder, call, make_agent
+
+pytestmark = pytest.mark.server
 
 
 def tool_messages(agent: Agent) -> list[tuple[str | None, str | None, bool]]:

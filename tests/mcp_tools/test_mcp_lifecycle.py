@@ -18,6 +18,8 @@ from agenthooks.errors import RegistrationError
 from agenthooks.mcp import MCPConnectionError, MCPServerHTTP, MCPServerStdio
 from agenthooks.testing import HookRecorder, call, make_agent
 
+pytestmark = pytest.mark.subprocess
+
 Leaks = Callable[[], list[int]]
 
 

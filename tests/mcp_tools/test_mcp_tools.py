@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from mcp_support import StdioWeather
 
 from agenthooks import Deny, tool
 from agenthooks.errors import ToolValidationError
 from agenthooks.mcp import MCPServerError, MCPTool, MCPToolError
 from agenthooks.testing import HookRecorder, call, make_agent
+
+pytestmark = pytest.mark.subprocess
 
 
 @tool

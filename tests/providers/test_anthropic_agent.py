@@ -38,6 +38,8 @@ from agenthooks import (
 from agenthooks.messages import ChatMessage, ThinkingBlock, ToolCall, Usage
 from agenthooks.testing import HookRecorder
 
+pytestmark = pytest.mark.server
+
 GUARD = 10.0
 QUESTION = "What is 2 + 3? Then delete notes.txt."
 ANSWER = "2 + 3 is 5. Deleting files is not allowed here."

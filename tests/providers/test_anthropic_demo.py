@@ -20,6 +20,8 @@ from agenthooks.cli import build_parser
 from agenthooks.cli.demo import demo_argv
 from agenthooks.demo import main
 
+pytestmark = pytest.mark.server
+
 DENY = "Deleting files is not allowed in this workspace."
 ANSWER = "Ada is in Analytical Engines; London is rainy."
 

@@ -37,6 +37,8 @@ from agenthooks import (
 from agenthooks.messages import ChatMessage, ProviderRequest
 from agenthooks.providers.base import StreamDelta, StreamItem
 
+pytestmark = pytest.mark.server
+
 GUARD = 10.0
 ASK = ProviderRequest(messages=[ChatMessage(role="user", content="hi")])
 

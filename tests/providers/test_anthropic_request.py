@@ -14,6 +14,8 @@ from anthropic_server import AnthropicServer, message, message_reply, stream_rep
 from agenthooks import AnthropicProvider, ConfigError, ProviderError, tool
 from agenthooks.messages import ChatMessage, ProviderRequest, ThinkingBlock, ToolCall
 
+pytestmark = pytest.mark.server
+
 GUARD = 10.0
 
 

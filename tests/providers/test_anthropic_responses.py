@@ -32,6 +32,8 @@ from agenthooks import AnthropicProvider, Provider, ProviderResponse
 from agenthooks.messages import ChatMessage, ProviderRequest, ThinkingBlock, ToolCall, Usage
 from agenthooks.providers.base import StreamDelta, StreamItem
 
+pytestmark = pytest.mark.server
+
 GUARD = 10.0
 
 

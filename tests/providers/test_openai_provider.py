@@ -39,6 +39,8 @@ from agenthooks.providers import openai as openai_module
 from agenthooks.providers.base import Provider, StreamDelta, StreamItem
 from agenthooks.providers.openai import OpenAIChatProvider
 
+pytestmark = pytest.mark.server
+
 GUARD = 10.0  # seconds: no test may hang, whatever the provider does
 
 

@@ -33,6 +33,8 @@ from agenthooks.providers.anthropic_request import request_body as anthropic_bod
 from agenthooks.providers.openai_request import request_body as openai_body
 from agenthooks.testing import HookRecorder
 
+pytestmark = pytest.mark.server
+
 GUARD = 10.0
 QUESTION = "What is the biggest city of France?"
 INSTRUCTIONS = "You know geography."

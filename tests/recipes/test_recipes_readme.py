@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.subprocess
+
 pytest_plugins = ["pytester"]
 
 README = Path(__file__).resolve().parents[2] / "examples" / "README.md"

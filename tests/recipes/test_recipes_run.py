@@ -36,6 +36,7 @@ def test_there_are_recipes() -> None:
     assert len(RECIPES) >= 40
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("recipe", RECIPES, ids=[p.stem for p in RECIPES])
 def test_recipe_prints_its_documented_output(recipe: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}

@@ -32,7 +32,7 @@ from agenthooks.messages import (
     ResponseFormat,
     ToolCall,
 )
-from agenthooks.runtime.turn_loop import CORRECTION, INSTRUCTIONS
+from agenthooks.runtime.output import CORRECTION, INSTRUCTIONS
 
 QUESTION = "What is the biggest city of France?"
 VALID = '{"name": "Paris", "population": 2100000}'

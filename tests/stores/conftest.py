@@ -32,7 +32,7 @@ def postgres_schema() -> Iterator[str]:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.server)])
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store URL: a SQLite file, or a fresh schema of the real PostgreSQL."""
     if request.param == "sqlite":

@@ -27,7 +27,7 @@ def postgres_missing() -> str | None:
     try:
         with psycopg.connect(POSTGRES, connect_timeout=3) as conn:
             conn.execute("SELECT 1")
-    except Exception as exc:
+    except (psycopg.Error, OSError) as exc:
         return f"PostgreSQL at {POSTGRES} is not reachable: {type(exc).__name__}: {exc}"
     return None
 

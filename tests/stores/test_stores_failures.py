@@ -140,9 +140,9 @@ async def test_a_resume_that_lost_names_the_run_and_the_claim_that_won(tmp_path:
     await store.aclose()
 
 
+@pytest.mark.server
 async def test_a_postgres_server_that_does_not_answer_fails_at_once_naming_the_store() -> None:
-    pytest.importorskip("psycopg_pool")
-    from agenthooks.stores import PostgresStore
+    from agenthooks.stores import PostgresStore  # psycopg: the test extra installs it
 
     store = PostgresStore("postgresql://postgres@127.0.0.1:1/test")  # nothing listens there
     started = time.monotonic()

@@ -12,11 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from store_support import finish, run, worker
 from strict import strict
 from wire_server import WireServer, completion, tool_call
 
 from agenthooks.stores import open_store
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
 ASKED = "refund of 900 needs a manager"
 FINAL = "Refunded."

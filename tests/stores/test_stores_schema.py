@@ -113,6 +113,7 @@ def test_store_urls(tmp_path: Path) -> None:
         os.environ.update(os_env)
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize(("ci", "outcome"), [("", "skipped"), ("true", "error")])
 def test_without_postgresql_its_tests_skip_with_the_reason_and_fail_under_ci(
     ci: str, outcome: str

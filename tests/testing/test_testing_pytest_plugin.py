@@ -44,6 +44,7 @@ def test_the_plugin_is_registered_through_the_pytest11_entry_point() -> None:
     ]
 
 
+@pytest.mark.subprocess
 def test_fixtures_reach_an_unrelated_test_suite(pytester: pytest.Pytester) -> None:
     pytester.makeini(INI)
     pytester.makepyfile(
@@ -139,6 +140,7 @@ def test_second():
     result.assert_outcomes(passed=2)
 
 
+@pytest.mark.subprocess
 def test_no_agenthooks_switches_the_plugin_off(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_off="""

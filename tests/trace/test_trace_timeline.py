@@ -21,6 +21,8 @@ from trace_support import REPO, chromium, png_pixels
 
 from agenthooks.trace import build_trace, load_recording, page_data
 
+pytestmark = [pytest.mark.browser, pytest.mark.subprocess]
+
 ARTIFACTS = REPO / "artifacts"
 EXAMPLES_README = REPO / "examples" / "README.md"
 ERROR_RED = (0xD6, 0x28, 0x28)

@@ -30,10 +30,10 @@ import structlog
 from ...bus.signals import RECORD_COUNTS
 from ...errors import ResumeError, StoreError
 from ...messages import AgentResponse, ChatMessage, PendingCall, ToolCall
-from ...paused import Answer, PausedRun
-from ...stores.base import Progress, Release, SessionRow, Store
 from ..run_state import Run, new_id
+from .paused import Answer, PausedRun
 from .resume import capture, reachable
+from .store import Progress, Release, SessionRow, Store, deadline
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -102,6 +102,8 @@ class Keeper:
         self.paused: PausedRun | None = None
         self.failed: StoreError | None = None
         """The store's failure that ended the run; nothing more is written after it."""
+        self.until: float | None = None
+        """The failed operation's deadline (``time.monotonic()``): the recovery ends by it."""
         self._lock = asyncio.Lock()  # parallel tool calls write one at a time
         self._beat: asyncio.Task[None] | None = None
 
@@ -172,6 +174,7 @@ class Keeper:
         if self.failed is not None:  # the run is ending: nothing more is written
             raise self.failed
         new = run.history[self.stored :]
+        began = time.monotonic()
         try:
             await self.store.progress(
                 self.session_id,
@@ -179,6 +182,7 @@ class Keeper:
                 Progress(at=self.stored, messages=new, journal=journal, paused=paused),
             )
         except StoreError as exc:
+            self.failed_after(began)
             self.failed = StoreError(
                 f"{exc}; the run stopped {where} (session.pending lists what waits)",
                 store=exc.store,
@@ -193,21 +197,27 @@ class Keeper:
         self, run: Run, history: list[ChatMessage], started: bool, denied: str | None
     ) -> PausedRun | None:
         """Store the rest of the history and leave the session idle, or paused with the
-        run's final ``on_event`` count; returns the paused run as stored."""
+        run's final ``on_event`` count and the plugins' per-run state; returns the paused run
+        as stored."""
         await self.stop()
         if self.failed is not None:
             return await self.recover(history)
         paused = self.paused
         if paused is not None:
-            paused = paused.model_copy(update={"records": RECORD_COUNTS.get(run.run_id, 0)})
+            # stored again with what on_chat_paused's handlers kept, which ran after pausing()
+            paused = paused.model_copy(
+                update={"records": RECORD_COUNTS.get(run.run_id, 0), "state": dict(run.carried)}
+            )
         end = Release("paused" if paused else "idle", started, denied, paused)
         async with self._lock:
+            began = time.monotonic()
             try:
                 await self.store.release(
                     self.session_id, self.owner, self.stored, history[self.stored :], end
                 )
             except StoreError as exc:
                 self.failed = exc
+                self.failed_after(began)
                 await self.recover(history)
                 raise
             self.stored = len(history)
@@ -220,15 +230,11 @@ class Keeper:
         left, if any. Never raises: when the store cannot take it, ``history`` is emptied (the
         session reads it again), the claim expires and the next reader recovers the session."""
         history.clear()
+        # the recovery ends by the failed write's deadline: a 1 s timeout is 1 s in all
+        within = contextlib.nullcontext() if self.until is None else deadline(self.until)
         try:
-            row = await self.store.get(self.session_id)
-            if row is None or row.status != "running" or row.owner != self.owner:
-                return None  # nothing of ours to recover (released, or taken over)
-            stored = await self.store.history(self.session_id)
-            state = recovered(row, stored, self.agent, STORE_FAILED)
-            if await self.store.reset(self.session_id, row.version, state):
-                history.extend(stored)
-                return state.paused
+            with within:
+                return await self._recover(history)
         except (StoreError, ResumeError) as exc:
             log.warning(
                 "session_recovery_failed",
@@ -238,12 +244,32 @@ class Keeper:
             )
         return None
 
+    async def _recover(self, history: list[ChatMessage]) -> PausedRun | None:
+        row = await self.store.get(self.session_id)
+        if row is None or row.status != "running" or row.owner != self.owner:
+            return None  # nothing of ours to recover (released, or taken over)
+        stored = await self.store.history(self.session_id)
+        state = recovered(row, stored, self.agent, STORE_FAILED)
+        if await self.store.reset(self.session_id, row.version, state):
+            history.extend(stored)
+            return state.paused
+        return None
+
+    def failed_after(self, began: float) -> None:
+        """Note that a store operation that began at ``began`` (``time.monotonic()``) failed:
+        what follows (the recovery, giving the claim back) ends by its deadline too."""
+        # a SQLStore's timeout; a Store of another kind may have none: no shared deadline
+        timeout = getattr(self.store, "timeout", None)
+        self.until = None if timeout is None else began + float(timeout)
+
     async def give_back(self, paused: PausedRun | None, started: bool, denied: str | None) -> None:
         """Release a claim before the run started (it failed to start): the session is as it
         was, paused with ``paused`` or idle."""
         await self.stop()
         end = Release("paused" if paused else "idle", started, denied, paused)
-        await self.store.release(self.session_id, self.owner, self.stored, [], end)
+        within = contextlib.nullcontext() if self.until is None else deadline(self.until)
+        with within:
+            await self.store.release(self.session_id, self.owner, self.stored, [], end)
 
 
 def recovered(

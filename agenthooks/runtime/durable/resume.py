@@ -24,7 +24,6 @@ from ...errors import (
 )
 from ...events.contexts import RunResumedContext
 from ...messages import AgentResponse, ChatMessage, PendingCall, ToolCall
-from ...paused import Answer, PausedRun
 from ..chat_run import conclude
 from ..handoffs import hand_over
 from ..run_state import NO_USAGE, Run
@@ -32,6 +31,7 @@ from ..streaming import ToolCallEnd, ToolCallStart
 from ..tool_batch import Batch, end_batch, run_tool_batch
 from ..tool_call import tool_call, tool_message
 from ..turn_loop import after_tools, run_turns
+from .paused import Answer, PausedRun
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -46,6 +46,7 @@ def capture(run: Run, start: int) -> PausedRun:
         agent=run.agent.name,
         iteration=run.iteration or 0,
         turns=run.turns,
+        tool_calls=tool_calls_in(history[start:]),
         usage=run.usage,
         input=run.input,
         model=run.model,
@@ -58,7 +59,13 @@ def capture(run: Run, start: int) -> PausedRun:
         terminating=run.terminating,
         records=run.records,
         paused_at=time.time(),
+        state=run.carried,
     )
+
+
+def tool_calls_in(messages: list[ChatMessage]) -> int:
+    """The tool calls the model asked for in ``messages`` (a run's, before its pause)."""
+    return sum(len(m.tool_calls) for m in messages if m.role == "assistant")
 
 
 def _same(a: list[ChatMessage], b: list[ChatMessage]) -> bool:
@@ -153,7 +160,14 @@ def check(
 
 
 def restore(run: Run, state: PausedRun, root: Agent) -> None:
-    """Make ``run`` (new, on ``root``'s history) the paused run again (after ``check``)."""
+    """Make ``run`` (new, on ``root``'s history) the paused run again (after ``check``).
+
+    Raises:
+        ResumeError: The history no longer holds the message that made the pending calls
+            (it names the session); nothing ran.
+    """
+    if state.pending:
+        _assistant(run, state)  # before the run starts: a history that lost it resumes nothing
     agents = reachable(root)
     agent = agents[state.agent]
     if agent is not run.agent:
@@ -175,6 +189,7 @@ def restore(run: Run, state: PausedRun, root: Agent) -> None:
     run.new_messages = list(history[state.start :])
     run.handoff = agents[state.handoff] if state.handoff else None
     run.terminating = state.terminating
+    run.carried = dict(state.state)
     calls = _calls_of(history, state)
     run.open_calls = {c.id: c for c in calls}
     run.refresh_fields()  # its ids and agent changed
@@ -191,12 +206,21 @@ def _calls_of(history: list[ChatMessage], state: PausedRun) -> list[ToolCall]:
     return []
 
 
-def _assistant(history: list[ChatMessage], state: PausedRun) -> ChatMessage:
+def _assistant(run: Run, state: PausedRun) -> ChatMessage:
+    """The assistant message that made the pending calls, or the ``ResumeError`` naming the
+    session (the agent, for an agent's own paused run) when the history lost it."""
     wanted = {p.call_id for p in state.pending}
-    for message in reversed(history):
+    for message in reversed(run.history):
         if message.role == "assistant" and any(c.id in wanted for c in message.tool_calls):
             return message
-    raise ResumeError(f"the paused run {state.run_id!r} has no assistant message with its calls")
+    session = run.session.id if run.session is not None else None
+    where = f"session {session!r}" if session is not None else f"agent {run.agent.name!r}"
+    raise ResumeError(
+        f"{where}: the paused run {state.run_id!r} cannot resume: its history no longer holds "
+        f"the assistant message that made its pending calls "
+        f"({', '.join(repr(p.call_id) for p in state.pending)})",
+        session_id=session,
+    )
 
 
 async def resume_body(run: Run, state: PausedRun, decisions: dict[str, Decision]) -> AgentResponse:
@@ -208,11 +232,11 @@ async def resume_body(run: Run, state: PausedRun, decisions: dict[str, Decision]
         pending=list(state.pending),
         decisions=dict(decisions),
         records=state.records,
+        state=dict(run.carried),
     )
-    history = run.history
     if not state.pending:  # recovered after a crash between turns: the next turn
         return await conclude(run, state.input, await run_turns(run))
-    assistant = _assistant(history, state)
+    assistant = _assistant(run, state)
     agent = run.agent  # the agent that made the calls (a claimed handoff happens after them)
     terminated = await _answer(run, state, assistant, decisions) and state.terminating
     ended = await after_tools(run, agent, assistant, terminated)
@@ -281,4 +305,5 @@ __all__ = [
     "reachable",
     "restore",
     "resume_body",
+    "tool_calls_in",
 ]

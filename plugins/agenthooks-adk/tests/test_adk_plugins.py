@@ -126,6 +126,7 @@ async def test_the_otel_plugin_records_the_runs_spans() -> None:
     )
 
 
+@pytest.mark.server
 async def test_the_redis_publisher_records_every_event_with_adks_ids() -> None:
     stream = f"adk-bridge:{uuid.uuid4().hex}"
     bus = HookBus()

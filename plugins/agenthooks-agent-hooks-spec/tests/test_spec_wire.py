@@ -3,11 +3,14 @@ goes on the wire, and post_model_call carries the model and the usage the server
 
 from __future__ import annotations
 
+import pytest
 from agenthooks_agent_hooks_spec import AgentHooksSpec
 from spec_helpers import Policy, transform
 from wire_server import WireServer, completion, json_reply
 
 from agenthooks import Agent, OpenAIChatProvider
+
+pytestmark = pytest.mark.server
 
 
 async def test_a_rewritten_system_prompt_is_the_one_sent_over_http() -> None:

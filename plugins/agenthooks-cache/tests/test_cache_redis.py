@@ -12,6 +12,8 @@ from agenthooks_cache import CachePlugin, RedisBackend
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, ToolCall, tool
 
+pytestmark = pytest.mark.server
+
 URL = "redis://127.0.0.1:6379/0"
 
 

@@ -669,6 +669,7 @@ async def test_streaming(kind: str, size: int | None, source: str) -> None:
 WIRE = [(kind, size) for kind in SECRETS for size in (2, 5)]
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(("kind", "size"), WIRE, ids=[f"{k}-{s}" for k, s in WIRE])
 async def test_streaming_over_the_wire(kind: str, size: int) -> None:
     """A real OpenAI-compatible stream on loopback, the secret cut into ``size``-character
@@ -702,6 +703,7 @@ EXPORTERS = [
 ]
 
 
+@pytest.mark.slow  # 144 orders of exporters, modes and sources
 @pytest.mark.parametrize(
     ("order", "mode", "source"),
     EXPORTERS,

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.slow]
+
 HERE = Path(__file__).resolve().parent
 GUARD_DIR = HERE.parent
 ROOT = GUARD_DIR.parent.parent

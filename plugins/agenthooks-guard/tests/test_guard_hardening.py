@@ -346,6 +346,7 @@ def load_auto(site: Path, *, with_impostor: bool) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.subprocess
 def test_an_impostor_claiming_the_guard_name_is_an_error_naming_both(impostor_site: Path) -> None:
     assert load_auto(impostor_site, with_impostor=False) == {"guard": "agenthooks-guard"}
     assert load_auto(impostor_site, with_impostor=True) == {

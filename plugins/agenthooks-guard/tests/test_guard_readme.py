@@ -7,11 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agenthooks.testing import readme_example
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+@pytest.mark.subprocess
 def test_the_readme_example_prints_its_documented_output(tmp_path: Path) -> None:
     code, expected = readme_example(README)
     script = tmp_path / "readme_example.py"

@@ -1,5 +1,6 @@
 """The guard's one variable, through the shared settings helper: a good one loads the policy,
-a mistyped one fails the guard closed naming the closest variable."""
+a mistyped one fails the guard closed naming the closest variable (a ``PluginOptionError``,
+as every plugin's options raise; a policy that does not load is a ``GuardConfigError``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from agenthooks_guard import POLICY_ENV, Guard, GuardConfigError, GuardSettings
 
 from agenthooks import Agent, HookBus, ScriptedProvider
-from agenthooks.plugins import entry_points
+from agenthooks.plugins import PluginOptionError, entry_points
 from agenthooks.testing import assert_option_error
 
 
@@ -50,9 +51,15 @@ async def test_a_mistyped_variable_fails_closed_naming_the_closest(
         source="environment",
     )
     guard = Guard.from_env()
-    assert isinstance(guard.config_error, GuardConfigError)
+    # the error every plugin's options raise, not a policy error re-wrapped
+    assert type(guard.config_error) is PluginOptionError
+    assert not isinstance(guard.config_error, GuardConfigError)
+    assert (guard.config_error.plugin, guard.config_error.key) == (
+        "guard",
+        "AGENTHOOKS_GUARD_POLICIES",
+    )
     message = (
-        "environment: AGENTHOOKS_GUARD_POLICIES: unknown option; did you mean "
+        "guard plugin: environment: AGENTHOOKS_GUARD_POLICIES: unknown option; did you mean "
         "'AGENTHOOKS_GUARD_POLICY'?"
     )
     assert str(guard.config_error) == message

@@ -70,6 +70,9 @@ class LangChainAdapter(BridgeAdapter):
     """LangChain, as the kit drives it."""
 
     capabilities = CAPABILITIES
+    unscripted = frozenset({"on_subagent_start", "on_subagent_stop"})
+    """A sub-agent needs an agent of its own, run from a tool: test_langchain_subagents.py
+    pins those events."""
 
     async def run(
         self,

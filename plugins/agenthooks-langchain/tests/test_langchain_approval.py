@@ -59,6 +59,7 @@ async def test_an_ask_pauses_the_run_and_an_approval_runs_the_call() -> None:
     )
     resumed = recorder.records[first:]
     assert [r.type for r in resumed] == [
+        "on_run_resumed",  # the calls the run waited on and the decision
         "pre_tool_call",
         "on_tool_call_result",
         "on_message",

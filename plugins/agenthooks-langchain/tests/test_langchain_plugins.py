@@ -113,8 +113,8 @@ async def test_the_otel_plugin_traces_the_run() -> None:
     spans = exporter.get_finished_spans()
     names = sorted(span.name for span in spans)
     assert names == [
-        "chat generic-fake-chat-model",
-        "chat generic-fake-chat-model",
+        "chat ScriptedModel",
+        "chat ScriptedModel",
         "execute_tool delete_file",
         "execute_tool read_file",
         "invoke_agent filer",
@@ -123,6 +123,7 @@ async def test_the_otel_plugin_traces_the_run() -> None:
     assert all(s.parent.span_id == root.context.span_id for s in spans if s is not root)
 
 
+@pytest.mark.server
 async def test_the_redis_publisher_records_the_run() -> None:
     stream = f"langchain-bridge:{uuid.uuid4()}"
     bus = HookBus()

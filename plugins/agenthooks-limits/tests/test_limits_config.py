@@ -29,7 +29,7 @@ from agenthooks import (
     ToolCall,
     tool,
 )
-from agenthooks.plugins import PluginError
+from agenthooks.plugins import PluginError, PluginOptionError
 from agenthooks.testing import assert_option_error
 
 
@@ -269,8 +269,11 @@ async def test_a_mistyped_variable_fails_closed_naming_the_closest(
     bus = HookBus()
     bus.load_plugins(["limits"])
     [reported] = bus.plugin_errors
+    # the error every plugin's options raise, not a file error re-wrapped
+    assert type(reported.error) is PluginOptionError
+    assert not isinstance(reported.error, LimitsConfigError)
     assert str(reported.error) == (
-        "environment: AGENTHOOKS_LIMITS_CONFG: unknown option; did you mean "
+        "limits plugin: environment: AGENTHOOKS_LIMITS_CONFG: unknown option; did you mean "
         "'AGENTHOOKS_LIMITS_CONFIG'?"
     )
     response = await Agent("a", provider=ScriptedProvider(["never"]), bus=bus).chat("hi")

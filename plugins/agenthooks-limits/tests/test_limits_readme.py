@@ -14,6 +14,7 @@ from agenthooks.testing import readme_example
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+@pytest.mark.subprocess
 def test_the_readme_example_prints_its_documented_output(tmp_path: Path) -> None:
     code, expected = readme_example(README)
     script = tmp_path / "readme_limits_example.py"

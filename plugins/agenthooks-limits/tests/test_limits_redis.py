@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 from agenthooks_limits import Cap, Limits, RateLimit, RedisStore, parse_limits
 
 from agenthooks import Agent, HookBus, ProviderResponse, ScriptedProvider, StopRun, ToolCall, tool
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
 HERE = Path(__file__).resolve().parent
 

@@ -60,7 +60,7 @@ class OpenAIAgentsAdapter(BridgeAdapter):
 
     capabilities = CAPABILITIES
     streams = True
-    unscripted = frozenset({"pre_handoff", "on_handoff"})
+    unscripted = frozenset({"pre_handoff", "on_handoff", "on_subagent_start", "on_subagent_stop"})
     """A handoff and a sub-agent need agents of their own: the bridge's tests pin them."""
 
     def _agent(self, script: Sequence[Step], tools: Sequence[Callable[..., Any]]) -> Agent[Any]:

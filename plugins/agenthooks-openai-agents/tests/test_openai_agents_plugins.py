@@ -167,6 +167,7 @@ async def test_the_otel_plugin_traces_the_run_its_model_and_tool_calls(bus: Hook
     assert tools == {"call_1", "call_2"}
 
 
+@pytest.mark.server
 async def test_the_redis_publisher_records_every_event_of_the_run(
     bus: HookBus, recorder: Recorder
 ) -> None:

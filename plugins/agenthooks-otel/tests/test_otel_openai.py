@@ -10,6 +10,8 @@ from wire_server import WireServer, completion, error_reply, json_reply
 
 from agenthooks import Agent, OpenAIChatProvider, ProviderHTTPError
 
+pytestmark = pytest.mark.server
+
 
 async def test_a_call_over_the_wire_names_provider_models_id_and_usage(traced: Traced) -> None:
     with WireServer() as server:

@@ -82,6 +82,9 @@ class PydanticAIAdapter(BridgeAdapter):
     capabilities = CAPABILITIES
     structured = True
     streams = True
+    unscripted = frozenset({"on_subagent_start", "on_subagent_stop"})
+    """A sub-agent needs an agent of its own, run from a tool: test_pydantic_ai_subagents.py
+    pins those events."""
 
     def _agent(
         self,

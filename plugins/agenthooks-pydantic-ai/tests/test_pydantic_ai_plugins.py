@@ -144,6 +144,7 @@ def stream() -> Iterator[str]:
     client.close()
 
 
+@pytest.mark.server
 async def test_the_redis_publisher_gets_every_record_in_order(stream: str) -> None:
     bus = HookBus()
     publisher = RedisEventPublisher(REDIS_URL, stream=stream)

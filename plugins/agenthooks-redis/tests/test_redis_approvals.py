@@ -18,6 +18,8 @@ from redis_support import free_port
 from agenthooks import Agent, ProviderResponse, ScriptedProvider, ToolCall, tool
 from agenthooks.approvals import ApprovalError
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
+
 POLICY = """
 [[rules]]
 tool = "pay"

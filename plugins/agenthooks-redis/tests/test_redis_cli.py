@@ -9,12 +9,15 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 import redis
 from agenthooks_redis import RedisEventPublisher
 from redis_support import calc_agent
 
 from agenthooks import HookBus
 from agenthooks.events import EventRecord
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
 DURATION = re.compile(r"\d+(\.\d+)? (ms|s)\b")
 CLOCK = re.compile(r"^\d\d:\d\d:\d\d\.\d\d\d  ")

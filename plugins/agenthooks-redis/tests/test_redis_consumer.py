@@ -16,6 +16,8 @@ from structlog.testing import capture_logs
 
 from agenthooks import RegistrationError, UnknownEventError
 
+pytestmark = pytest.mark.server
+
 
 def write(
     server: redis.Redis,

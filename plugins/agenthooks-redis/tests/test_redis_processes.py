@@ -8,8 +8,11 @@ import subprocess
 import time
 from collections import Counter
 
+import pytest
 import redis
 from redis_support import child
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
 
 def wait_for(condition: object, limit: float = 60.0) -> None:

@@ -29,6 +29,8 @@ from agenthooks.plugins import PluginError
 from agenthooks.stores import SQLiteStore
 from agenthooks.testing import assert_option_error
 
+pytestmark = pytest.mark.server
+
 
 def recorded(bus: HookBus) -> list[EventRecord]:
     """Every on_event record of ``bus``, as its in-process handlers see them."""

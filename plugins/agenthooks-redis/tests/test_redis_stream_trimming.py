@@ -25,6 +25,8 @@ import redis
 
 from agenthooks.testing import Tally
 
+pytestmark = [pytest.mark.server, pytest.mark.slow]
+
 URL = "redis://127.0.0.1:6379/0"
 LIMIT = 20.0  # seconds a case may take to catch up
 
@@ -38,7 +40,7 @@ def server() -> Iterator[Any]:
     client = redis.Redis.from_url(URL, decode_responses=True)
     try:
         client.ping()
-    except Exception as exc:
+    except redis.RedisError as exc:
         from agenthooks.testing import require
 
         require(f"no Redis at {URL}: {type(exc).__name__}: {exc}")

@@ -25,6 +25,8 @@ from anthropic_server import (
 from agenthooks import Agent, AnthropicProvider, HookBus, ProviderError, ProviderHTTPError
 from agenthooks.messages import ChatMessage, ProviderRequest
 
+pytestmark = pytest.mark.server
+
 GUARD = 10.0
 ASK = ProviderRequest(messages=[ChatMessage(role="user", content="hi")])
 

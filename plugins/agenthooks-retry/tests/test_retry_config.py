@@ -10,7 +10,9 @@ from agenthooks_retry import (
     FallbackMiddleware,
     RetryConfigError,
     RetryMiddleware,
+    RetryOptions,
     RetryPlugin,
+    RetrySettings,
 )
 
 from agenthooks import (
@@ -81,6 +83,56 @@ def test_bad_fallbacks_name_the_entry() -> None:
         FallbackMiddleware([ScriptedProvider(["a"])], fallback_on=1)  # type: ignore[arg-type]
     with pytest.raises(RetryConfigError, match=r"^retry plugin: RetryPlugin: attempts: 0: Input"):
         RetryPlugin(attempts=0, fallbacks=[ScriptedProvider(["a"])])
+
+
+def test_the_options_are_declared_once() -> None:
+    # RetryOptions types the keyword arguments; RetrySettings holds each default and check
+    assert list(RetryOptions.__annotations__) == list(RetrySettings.model_fields)
+    middleware = RetryMiddleware()
+    plugin = RetryPlugin().retry
+    defaults = {name: field.default for name, field in RetrySettings.model_fields.items()}
+    for retry in (middleware, plugin):
+        assert (retry.attempts, retry.max_time, retry.initial) == (
+            defaults["attempts"],
+            defaults["max_time"],
+            defaults["initial"],
+        )
+        assert (retry.max_backoff, retry.jitter, retry.stacks) == (
+            defaults["max_backoff"],
+            defaults["jitter"],
+            defaults["stacks"],
+        )
+
+
+def test_the_plugin_passes_its_options_to_its_middleware() -> None:
+    async def sleep(seconds: float) -> None:
+        return None
+
+    def on_retry(ctx: Any, retry: Any) -> None:
+        return None
+
+    plugin = RetryPlugin(
+        stacks="tool",
+        attempts=5,
+        max_time=9.0,
+        initial=0.1,
+        max_backoff=2.0,
+        jitter=0.0,
+        retry_on=bool,
+        tools=["search"],
+        on_retry=on_retry,
+        sleep=sleep,
+    )
+    retry = plugin.retry
+    assert (retry.stacks, retry.attempts, retry.max_time, retry.initial) == (
+        ("tool",),
+        5,
+        9.0,
+        0.1,
+    )
+    assert (retry.max_backoff, retry.jitter, retry.tools) == (2.0, 0.0, frozenset({"search"}))
+    assert (retry.retry_on, retry.on_retry) == (bool, on_retry)
+    assert plugin.middleware == [retry] and plugin.fallback is None
 
 
 def test_the_entry_point_is_installed() -> None:

@@ -20,6 +20,8 @@ from agenthooks import (
     TextDelta,
 )
 
+pytestmark = pytest.mark.server
+
 FAST = {"initial": 0, "max_backoff": 0, "jitter": 0}
 
 

@@ -46,6 +46,9 @@ class StrandsAdapter(BridgeAdapter):
 
     capabilities = CAPABILITIES
     streams = True
+    unscripted = frozenset({"on_subagent_start", "on_subagent_stop"})
+    """A sub-agent needs an agent of its own, run from a tool: test_strands_subagents.py
+    pins those events."""
 
     def _agent(
         self, bus: HookBus, script: Sequence[Step], tools: Sequence[Callable[..., Any]]

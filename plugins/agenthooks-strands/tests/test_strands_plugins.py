@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 import pytest
+import redis.asyncio as redis
 from agenthooks_guard import Guard
 from agenthooks_limits import Cap, Limits
 from agenthooks_otel import OtelPlugin
@@ -21,7 +22,7 @@ from strands_helpers import RAN, USER, read_file, tool_results
 from test_strands_conversation import SEQUENCE
 
 from agenthooks import HookBus, StopRun
-from agenthooks.testing import HookRecorder
+from agenthooks.testing import HookRecorder, require
 
 POLICY = """
 default = "allow"
@@ -165,9 +166,16 @@ async def test_otel_spans(make, bus: HookBus) -> None:
     assert all(s.parent.span_id == root[0].context.span_id for s in spans if s.parent is not None)
 
 
+@pytest.mark.server
 async def test_redis_records(make, bus: HookBus) -> None:
-    redis = pytest.importorskip("redis.asyncio")
     url = "redis://127.0.0.1:6379/0"
+    probe = redis.Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        await probe.ping()
+    except redis.RedisError as exc:
+        require(f"no Redis at {url}: {type(exc).__name__}: {exc}")
+    finally:
+        await probe.aclose()
     stream = f"strands-bridge:{uuid.uuid4().hex}"
     publisher = RedisEventPublisher(url, stream=stream)
     bus.use(publisher)

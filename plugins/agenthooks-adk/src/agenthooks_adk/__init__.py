@@ -1,4 +1,4 @@
-"""agenthooks on Google ADK agents: ``Runner(..., plugins=[AgentHooksPlugin(bus)])`` reports
+"""agenthooks on Google ADK agents: ``App(..., plugins=[AgentHooksPlugin(bus)])`` reports
 every run to a ``HookBus`` (its hooks, guards, middleware and plugins) and carries out what
 its handlers return."""
 

@@ -9,7 +9,7 @@ from agenthooks.bridges import bridge_capabilities
 CAPABILITIES = bridge_capabilities(
     "Google ADK",
     "agenthooks-adk",
-    "Runner(agent=..., app_name=..., session_service=..., plugins=[AgentHooksPlugin(bus)])",
+    "Runner(app=App(name=..., root_agent=agent, plugins=[AgentHooksPlugin(bus)]), ...)",
     fires=[
         "on_stream_start",
         "on_stream_chunk",

@@ -51,6 +51,7 @@ from google.genai import types
 
 from agenthooks import Approve, Ask, Deny, HookBus
 from agenthooks.bridges import (
+    PAUSED_RUNS,
     BridgeRun,
     BridgeStream,
     BridgeTool,
@@ -64,7 +65,6 @@ from agenthooks.events import (
     GROUPS,
     OnHandoffContext,
     PreHandoffContext,
-    RunResumedContext,
     SubagentStartContext,
     SubagentStopContext,
 )
@@ -158,10 +158,11 @@ class _Run:
 
 
 class AgentHooksPlugin(BasePlugin):
-    """Reports every run of an ADK ``Runner`` (or ``App``) to ``bus``.
+    """Reports every run of an ADK ``App`` to ``bus``.
 
-    ``Runner(agent=..., app_name=..., session_service=..., plugins=[AgentHooksPlugin(bus)])``.
-    Put it first in ``plugins``: ADK skips the plugins after one whose callback answers.
+    ``Runner(app=App(name=..., root_agent=agent, plugins=[AgentHooksPlugin(bus)]),
+    session_service=...)``. Put it first in ``plugins``: ADK skips the plugins after one whose
+    callback answers.
 
     Args:
         bus: The bus whose handlers, guards and middleware apply to the agent's runs.
@@ -333,9 +334,12 @@ class AgentHooksPlugin(BasePlugin):
                 reason = _rejection(confirmation)
                 state.rejected[call_id] = reason
                 decisions[call_id] = Deny(reason)
-        await state.run.fire(
-            "on_run_resumed", RunResumedContext, pending=pending, decisions=decisions
-        )
+        # the invocation goes on with its turns, tool calls, usage and plugins' state, as
+        # its pause in this process left them
+        carried = PAUSED_RUNS.take([(PAUSE_KEY, state.run.run_id)])
+        if carried is not None:
+            state.run.resume_from(carried)
+        await state.run.resumed(pending, decisions)
 
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
@@ -900,7 +904,10 @@ class AgentHooksPlugin(BasePlugin):
         if invocation_context.is_aborted:
             await run.abort("aborted")
         elif state.paused:
-            await run.paused(run.answer(None, "paused", pending=state.paused))
+            try:
+                await run.paused(run.answer(None, "paused", pending=state.paused))
+            finally:  # the confirmation resumes the invocation: its counts wait for it there
+                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(state.paused))
         elif state.final is not None:
             await run.done(state.final)
         elif state.answered_run:
@@ -953,5 +960,8 @@ def _rejection(confirmation: ToolConfirmation) -> str:
         return payload
     return REJECTED
 
+
+PAUSE_KEY = "adk"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by invocation id)."""
 
 __all__ = ["AgentHooksPlugin"]

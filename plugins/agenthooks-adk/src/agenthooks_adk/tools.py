@@ -42,11 +42,10 @@ def bridge_tool(tool: BaseTool) -> BridgeTool:
 
 
 def _declaration(tool: BaseTool) -> Any:
-    try:
-        # the method every ADK tool implements to declare itself to the model
-        return tool._get_declaration()
-    except Exception:
-        return None
+    # the method every ADK tool implements to declare itself to the model (private, and listed
+    # in the README's "Framework internals"); ADK calls it the same way, so what it raises
+    # reaches the caller as it would without the bridge
+    return tool._get_declaration()
 
 
 def _signature_validator(tool: FunctionTool) -> Any:

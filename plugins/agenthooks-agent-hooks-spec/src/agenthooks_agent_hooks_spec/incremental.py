@@ -57,12 +57,13 @@ class IncrementalOutput(Middleware):
             return await call_next(ctx)
         inner = ctx.provider
         # the stream endpoint reads the provider from the context it is given; the same context
-        # object goes on (it counts the chunks the consumer got)
-        ctx.__dict__["provider"] = MediatedProvider(inner, self.spec, ctx)
+        # object goes on (it counts the chunks the consumer got), so its field is set for the
+        # call and put back after it
+        ctx.provider = MediatedProvider(inner, self.spec, ctx)
         try:
             return await call_next(ctx)
         finally:
-            ctx.__dict__["provider"] = inner
+            ctx.provider = inner
 
 
 class MediatedProvider:

@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from agenthooks import CallNext, Middleware
+from agenthooks import CallNext, HookBus, Middleware
 from agenthooks.events import (
     ChatEndContext,
     PreRequestContext,
@@ -159,7 +159,7 @@ class CachePlugin:
         # run id -> {("response", iteration) | ("tool", tool_call_id): pending entry}
         self._pending: dict[str, dict[tuple[str, Any], _Pending]] = {}
 
-    def setup(self, bus: Any) -> None:
+    def setup(self, bus: HookBus) -> None:
         """Register the lookups, the storing guards, the capture middleware and the cleanup."""
         stacks: list[str] = []
         if self.responses:

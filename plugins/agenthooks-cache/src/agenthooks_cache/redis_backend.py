@@ -28,7 +28,7 @@ class RedisBackend:
     ) -> None:
         try:
             import redis.asyncio as redis_asyncio
-        except ImportError:  # pragma: no cover - the test extra installs redis
+        except ImportError:
             raise CacheConfigError(
                 "cache",
                 "RedisBackend",

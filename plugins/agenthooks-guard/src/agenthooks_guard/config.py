@@ -75,9 +75,10 @@ def policy_from_env() -> Policy:
     everything, redact nothing) when it is unset or empty.
 
     Raises:
-        GuardConfigError: The variable is bad or unknown, or the policy does not load.
+        PluginOptionError: The variable is unknown (it names the closest) or bad.
+        GuardConfigError: The policy does not load.
     """
-    path = GuardSettings.read().policy
+    path = GuardSettings.from_env().policy
     return load_policy(path) if path is not None else Policy()
 
 

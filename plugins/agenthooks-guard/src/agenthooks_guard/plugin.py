@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from agenthooks import Ask, Deny, ToolCall
-from agenthooks.errors import ToolValidationError
+from agenthooks.errors import ConfigError, ToolValidationError
 from agenthooks.plugins import Need, PluginError
 
 from .conditions import plain
@@ -65,11 +65,13 @@ class Guard:
         self, policy: Policy | None = None, *, approver: Approver | None = None, name: str = "guard"
     ) -> None:
         self.name = name
-        self.config_error: GuardConfigError | None = None
+        self.config_error: ConfigError | None = None
+        """What kept the policy from loading (a ``PluginOptionError`` for a bad variable, a
+        ``GuardConfigError`` for the file); the guard then denies everything."""
         if policy is None:
             try:
                 policy = policy_from_env()
-            except GuardConfigError as exc:
+            except ConfigError as exc:  # both kinds fail closed
                 self.config_error = exc
                 policy = Policy()
         self.policy = policy
@@ -150,7 +152,7 @@ class Guard:
         redactor = self.policy.redact
         return value if redactor is None else redactor.redact_value(value)
 
-    def _lock_down(self, bus: HookBus, error: GuardConfigError) -> None:
+    def _lock_down(self, bus: HookBus, error: ConfigError) -> None:
         reason = (
             f"agenthooks-guard: the policy named by {POLICY_ENV} is invalid, so every "
             f"run is denied until it is fixed: {error}"

@@ -1,5 +1,9 @@
 """The guard's options, declared once: the environment names the TOML policy file
-(``AGENTHOOKS_GUARD_POLICY``); the policy itself is a ``Policy`` or that file."""
+(``AGENTHOOKS_GUARD_POLICY``); the policy itself is a ``Policy`` or that file.
+
+A bad or unknown variable is the ``PluginOptionError`` every plugin's options raise; a policy
+that does not load is a ``GuardConfigError`` naming the file and the key. Both are
+``agenthooks.ConfigError``s, and from the environment neither fails the guard open."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import ClassVar
 from pydantic_settings import SettingsConfigDict
 
 from agenthooks import ConfigError
-from agenthooks.plugins import PluginOptionError, PluginSettings
+from agenthooks.plugins import PluginSettings
 
 POLICY_ENV = "AGENTHOOKS_GUARD_POLICY"
 """The environment variable naming the policy file ``Guard.from_env()`` reads."""
@@ -33,18 +37,6 @@ class GuardSettings(PluginSettings):
     model_config = SettingsConfigDict(env_prefix="AGENTHOOKS_GUARD_")
 
     policy: Path | None = None
-
-    @classmethod
-    def read(cls) -> GuardSettings:
-        """``from_env()``, its errors as ``GuardConfigError`` (what fails the guard closed).
-
-        Raises:
-            GuardConfigError: Naming the variable that is unknown or bad.
-        """
-        try:
-            return cls.from_env()
-        except PluginOptionError as exc:
-            raise GuardConfigError(exc.problem, source=exc.source, key=exc.key) from None
 
 
 __all__ = ["POLICY_ENV", "GuardConfigError", "GuardSettings"]

@@ -15,11 +15,15 @@ CAPABILITIES = bridge_capabilities(
         "transform_context",
         "prepare_next_turn",
         "should_stop",
+        "on_run_resumed",
+        "on_subagent_start",
+        "on_subagent_stop",
     ],
     honours={
         "pre_agent": {"deny", "response"},
         "transform_context": {"messages"},
         "on_model_error": {"error"},
+        "should_stop": {"true"},
     },
     gaps={
         "pre_request.request": (
@@ -34,10 +38,6 @@ CAPABILITIES = bridge_capabilities(
         "prepare_next_turn": (
             "observed (limits stop a run there); LangChain's model object and state make the next "
             "call, so a changed model, provider, thinking or transcript raises"
-        ),
-        "on_run_resumed": (
-            "a resumed LangGraph run re-enters each paused tool call on its own; there is no "
-            "single point that knows every decision"
         ),
         "on_tool_call_result.terminate": (
             "create_agent ends a run after a tool only for a tool declared return_direct"

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, cast
 from uuid import UUID
 
-from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain.agents.middleware.types import ExtendedModelResponse, OmitFromSchema
+from langchain.agents.middleware import (
+    AgentMiddleware,
+    AgentState,
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    ToolCallRequest,
+)
+from langchain.agents.middleware.types import OmitFromSchema
 from langchain_core.messages import (
     AIMessage,
     AnyMessage,
@@ -24,11 +32,17 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
-from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command, interrupt
 
 from agenthooks import Deny, HookBus
-from agenthooks.bridges import BridgeError, BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import (
+    PAUSED_RUNS,
+    BridgeError,
+    BridgeRun,
+    BridgeTool,
+    Delegation,
+    ToolOutcome,
+)
 from agenthooks.errors import ToolValidationError, UnsupportedReturnError
 from agenthooks.events import (
     GROUPS,
@@ -43,7 +57,7 @@ from agenthooks.messages import (
     Usage,
 )
 from agenthooks.messages import ToolCall as OurToolCall
-from agenthooks.plugins import serialize_result
+from agenthooks.plugins import Decision, serialize_result
 
 from . import watch
 from .approval import approval_request, decision_of
@@ -65,11 +79,16 @@ from .translate import (
 
 RUN_KEY = "agenthooks_run"
 """The state key that keeps a run's id across a pause (a resumed run keeps its id)."""
+PAUSE_KEY = "langchain"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by thread id)."""
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
 _ENDING_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _FIXED_REQUEST_FIELDS = ("model", "temperature", "reasoning_effort", "response_format")
+_DELEGATING: ContextVar[Delegation | None] = ContextVar("agenthooks_langchain_tool", default=None)
+"""The bridged tool call whose body is running: an agent run that starts inside it is a
+sub-agent of that call's run (LangChain's own notion: an agent invoked from a tool)."""
 
 
 class AgentHooksState(AgentState[Any]):
@@ -100,6 +119,8 @@ class _Run:
     """The answer a ``pre_agent`` handler gave in the agent's place."""
     input_id: str | None = None
     """The id of the user message the run answers."""
+    resuming: list[PendingCall] | None = None
+    """The calls a resumed run waited on, until its ``on_run_resumed`` fired."""
 
     def kept(self) -> dict[str, Any]:
         """What the state keeps of the run, so a resumed run goes on where it paused."""
@@ -191,11 +212,11 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             assert finished is not None
             return _with_update(finished, update)
         await bridge.loop_start()
-        if bridge.session_id is not None:  # a checkpointer keeps the state: a pause may come
-            update[RUN_KEY] = run.kept()
         if "transform_context" in bus.listened:
             request = await self._transformed(run, request)
         answer = await self._model_call(run, request, handler)
+        if bridge.session_id is not None:  # a checkpointer keeps the state: a pause may come
+            update[RUN_KEY] = run.kept()  # after the call, so the call's usage is kept too
         ai = _ai_of(answer)
         if ai is not None:
             run.last = ai
@@ -358,7 +379,8 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         if tool is None:  # not one of the agent's tools: LangChain answers the model itself
             return await handler(request)
         if not bus.tool_stack and _TOOL_EVENTS.isdisjoint(bus.listened):
-            message = await handler(request)
+            call_id = request.tool_call.get("id") or ""
+            message = await _delegating(run, call_id, lambda: handler(request))
             await self._tool_message(run, message)
             return message
 
@@ -382,6 +404,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             decision = decision_of(interrupt(approval_request(call, reason)), call)
             run.asked.remove(pending)
             del self._asked[key]
+            await self._announce_resume(run, {call.id: decision})
             if isinstance(decision, Deny):
                 return await self._refused(run, call, decision)
             return _answered(
@@ -407,6 +430,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         decision = decision_of(interrupt(approval_request(call, result.reason)), call)
         self._asked.pop(key, None)
         run.asked.remove(pending)
+        await self._announce_resume(run, {call.id: decision})
         if isinstance(decision, Deny):
             return await self._refused(run, call, decision)
         return _answered(await self._call(run, request, handler, call, described, approved=True))
@@ -430,7 +454,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 if arguments is call.arguments
                 else request.override(tool_call={**raw, "args": arguments})
             )
-            out = await handler(sent)
+            out = await _delegating(run, call.id, lambda: handler(sent))
             seen["out"] = out
             if not isinstance(out, ToolMessage):
                 return out
@@ -518,11 +542,20 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         kept = _kept(request.state)
         if kept is not None and human is not None and kept.get("input") == human.id:
             # a run paused by another middleware's interrupt, resumed into the model node
-            return self._resumed(graph, config, kept, len(request.state["messages"])), {}
+            run = self._resumed(graph, config, kept, len(request.state["messages"]))
+            await self._announce_resume(run, {})
+            return run, {}
         info = request.runtime.execution_info if request.runtime is not None else None
-        bridge = self._bridge(config, (info.run_id if info is not None else None) or str(graph))
+        delegation = _DELEGATING.get()
+        bridge = self._bridge(
+            config,
+            (info.run_id if info is not None else None) or str(graph),
+            parent_run_id=delegation.run.run_id if delegation is not None else None,
+        )
         run = _Run(bridge, start=human_at if human_at is not None else len(messages))
         run.input = text_of(human) if human is not None else ""
+        if delegation is not None:  # an agent a bridged tool call runs: its sub-agent
+            await delegation.start(bridge.agent, run.input)
         self._follow(graph, run)
         run.input_id = human.id if human is not None else None
         update: dict[str, Any] = {RUN_KEY: run.kept()}
@@ -575,14 +608,30 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
     def _resumed(
         self, graph: UUID, config: RunnableConfig, kept: dict[str, Any], start: int
     ) -> _Run:
-        """A paused run taken up again: its id, its turn count and its usage as they were."""
+        """A paused run taken up again: its id, turns, tool calls, usage and plugins'
+        per-run state as its pause left them in this process (``PAUSED_RUNS``), else its id,
+        turns and usage as the graph's state kept them (another process)."""
         bridge = self._bridge(config, str(kept["id"]))
-        bridge.iteration = kept.get("iteration")
-        if kept.get("usage"):
-            bridge.usage = Usage.model_validate(kept["usage"])
+        carried = PAUSED_RUNS.take([(PAUSE_KEY, bridge.session_id)])
+        if carried is not None and carried.run_id == bridge.run_id:
+            bridge.resume_from(carried)
+        else:
+            carried = None
+            bridge.iteration = kept.get("iteration")
+            if kept.get("usage"):
+                bridge.usage = Usage.model_validate(kept["usage"])
         run = _Run(bridge, start=start, input_id=kept.get("input"))
+        run.resuming = list(carried.pending) if carried is not None else []
         self._follow(graph, run)
         return run
+
+    async def _announce_resume(self, run: _Run, decisions: dict[str, Decision]) -> None:
+        """``on_run_resumed``, once, before the resumed run's first hook: the calls it waited
+        on and the decisions read so far (LangGraph resumes each paused call in a task of its
+        own: the first to run reads its own decision)."""
+        pending, run.resuming = run.resuming, None
+        if pending is not None:
+            await run.bridge.resumed(pending, decisions)
 
     def _graph(self, config: RunnableConfig) -> UUID:
         graph = watch.NODE_PARENTS.graph_run(config)
@@ -593,13 +642,16 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             )
         return graph
 
-    def _bridge(self, config: RunnableConfig, run_id: str) -> BridgeRun:
+    def _bridge(
+        self, config: RunnableConfig, run_id: str, parent_run_id: str | None = None
+    ) -> BridgeRun:
         return BridgeRun(
             self.bus,
             CAPABILITIES,
             agent=self.agent or (config.get("metadata") or {}).get("lc_agent_name") or "agent",
             run_id=run_id,
             session_id=(config.get("configurable") or {}).get("thread_id"),
+            parent_run_id=parent_run_id,
         )
 
     def _follow(self, graph: UUID, run: _Run) -> None:
@@ -626,7 +678,11 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             elif error is not None or run.asked or interrupted:
                 # an interrupt (ours or another middleware's) waits for a human
                 last = (text_of(run.last) or None) if run.last is not None else None
-                await bridge.paused(bridge.answer(last, "paused", pending=run.asked))
+                try:
+                    await bridge.paused(bridge.answer(last, "paused", pending=run.asked))
+                finally:  # the thread resumes it: its counts and plugins' state wait there
+                    if bridge.session_id is not None:
+                        PAUSED_RUNS.keep([(PAUSE_KEY, bridge.session_id)], bridge.carry(run.asked))
             elif run.final is not None:
                 await bridge.done(run.final)
             else:  # another middleware ended the run before the model answered
@@ -635,6 +691,25 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
 
         self._runs[graph] = run
         watch.RUN_ENDS.endings[graph] = ending
+
+
+async def _delegating(
+    run: _Run, call_id: str, body: Callable[[], Awaitable[ToolMessage | Command[Any]]]
+) -> ToolMessage | Command[Any]:
+    """Run a tool body as a call that may run sub-agents: an agent run that starts inside it
+    fires ``on_subagent_start`` on ``run``; each gets ``on_subagent_stop`` with the tool's
+    answer (or its error) once the body ended."""
+    delegation = Delegation(run.bridge, call_id)
+    token = _DELEGATING.set(delegation)
+    try:
+        out = await body()
+    except BaseException as exc:
+        _DELEGATING.reset(token)
+        await delegation.stop(error=exc)
+        raise
+    _DELEGATING.reset(token)
+    await delegation.stop(result=text_of(out) if isinstance(out, ToolMessage) else out)
+    return out
 
 
 @dataclass(frozen=True)

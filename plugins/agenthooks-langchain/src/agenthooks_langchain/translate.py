@@ -192,11 +192,13 @@ _MODEL_NAMES: dict[int, tuple[Any, str]] = {}
 
 
 def model_name(model: Any) -> str:
-    """The name a chat model calls its model (``gpt-4o``), else its LangChain type."""
+    """The name a chat model calls its model (``gpt-4o``), else its class's name."""
     known = _MODEL_NAMES.get(id(model))
     if known is not None and known[0] is model:
         return known[1]
-    name = str(getattr(model, "_llm_type", type(model).__name__))
+    # the class's name, not LangChain's private ``_llm_type``: what a chat model names its
+    # model is public (``model_name``, ``model``, ``model_id``), its LangChain type is not
+    name = type(model).__name__
     for attr in ("model_name", "model", "model_id"):
         value = getattr(model, attr, None)
         if isinstance(value, str) and value:

@@ -47,9 +47,10 @@ def limits_from_env() -> dict[str, Any] | None:
     variable is unset or empty).
 
     Raises:
-        LimitsConfigError: The variable is bad or unknown, or the file does not load.
+        PluginOptionError: The variable is unknown (it names the closest) or bad.
+        LimitsConfigError: The file does not load.
     """
-    path = LimitsSettings.read().config
+    path = LimitsSettings.from_env().config
     return load_limits(path) if path is not None else None
 
 

@@ -13,6 +13,10 @@ Where each check runs:
 - ``pre_request`` (guard): the shared ``budget`` of turns, tokens and cost, before every
   provider call of every run (a run that starts after the budget is spent makes no call).
 - ``on_response`` (ordinary, priority -1000000): adds the call's tokens and cost to the budget.
+- ``on_chat_paused``: keeps the run's state in the pause (``ctx.state["limits"]``: its
+  counters, the steps already acted on, a deny or downgrade in force), and
+  ``on_run_resumed`` puts it back, so a resumed run, in any process, goes on from what it
+  had used (``state.py``'s ``carry`` / ``restore``).
 - ``on_chat_end``: drops the run's state.
 
 Counters live in a ``LimitsStore``: this process's memory by default, or Redis
@@ -28,22 +32,24 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from agenthooks import Deny, StopRun
+from agenthooks import ConfigError, Deny, StopRun
 from agenthooks.plugins import Need, PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
 from .settings import LIMITS_ENV, LimitsConfigError
-from .state import Breach, RunState, reached, worst
+from .state import Breach, RunState, carry, reached, restore, worst
 from .store import Check, LimitsStore, MemoryStore
 
 if TYPE_CHECKING:
     from agenthooks import HookBus
     from agenthooks.events import (
         ChatEndContext,
+        ChatPausedContext,
         ChatStartContext,
         PreRequestContext,
         PreToolCallContext,
         ResponseContext,
+        RunResumedContext,
         TurnContext,
     )
 
@@ -122,7 +128,9 @@ class Limits:
         from_env: bool | None = None,
     ) -> None:
         self.name = name
-        self.config_error: LimitsConfigError | None = None
+        self.config_error: ConfigError | None = None
+        """What kept the limits from loading (a ``PluginOptionError`` for a bad variable, a
+        ``LimitsConfigError`` for the file); the plugin then denies every run."""
         given = (
             max_turns,
             max_tool_calls,
@@ -140,7 +148,7 @@ class Limits:
 
             try:
                 loaded = limits_from_env()
-            except LimitsConfigError as exc:
+            except ConfigError as exc:  # a bad variable or a bad file: both fail closed
                 self.config_error = exc
             else:
                 if loaded is not None:
@@ -329,9 +337,11 @@ class Limits:
             if "max_tokens" in self.budget or "max_cost" in self.budget:
                 bus.on("on_response", self._spend, priority=SPEND_PRIORITY)
         if turn_checks or tool_checks or self._budget_run_caps():
+            bus.on("on_chat_paused", self._paused)
+            bus.on("on_run_resumed", self._resumed)
             bus.on("on_chat_end", self._forget)
 
-    def _lock_down(self, bus: HookBus, error: LimitsConfigError) -> None:
+    def _lock_down(self, bus: HookBus, error: ConfigError) -> None:
         reason = (
             f"agenthooks-limits: the limits named by {LIMITS_ENV} are invalid, so every "
             f"run is denied until they are fixed: {error}"
@@ -357,6 +367,41 @@ class Limits:
                 await _maybe(self.store.forget(sorted(state.keys)))
             except Exception as exc:  # a shared store expires them anyway (RUN_TTL)
                 log.warning("limits_store_failed", operation="forget", error=_text(exc))
+
+    async def _paused(self, ctx: ChatPausedContext) -> None:
+        state = self._runs.get(ctx.run_id)
+        if state is None:
+            return
+        prefix = f"run:{ctx.run_id}:"
+        # the running totals of the run's counters (a per-run rate window is a time window:
+        # a human's pause outlasts it, so it starts afresh)
+        totals = sorted(k for k in state.keys if ":rate:" not in k)
+        used: list[float] = []
+        if totals:
+            try:
+                checks = [Check(key, 0, 1.0) for key in totals]
+                used, _counted = await _maybe(self.store.count(checks))
+            except Exception as exc:  # the pause goes on; the resumed run counts afresh
+                log.warning("limits_store_failed", operation="carry", error=_text(exc))
+                used = []
+        counters = {k[len(prefix) :]: u for k, u in zip(totals, used) if u}
+        ctx.state[self.name] = carry(state, counters)
+
+    async def _resumed(self, ctx: RunResumedContext) -> None:
+        kept = ctx.state.get(self.name)
+        if not isinstance(kept, dict):
+            return
+        state, counters = restore(kept)
+        prefix = f"run:{ctx.run_id}:"
+        keys = {prefix + suffix: amount for suffix, amount in counters.items()}
+        state.keys.update(keys)
+        self._runs[ctx.run_id] = state
+        try:  # set, not added to: a counter this process still has is replaced
+            await _maybe(self.store.forget(sorted(keys)))
+            for key, amount in keys.items():
+                await _maybe(self.store.add(key, amount, RUN_TTL))
+        except Exception as exc:
+            log.warning("limits_store_failed", operation="restore", error=_text(exc))
 
     def active_runs(self) -> list[str]:
         """The run ids whose state is kept (runs that have not ended)."""

@@ -83,7 +83,7 @@ class RedisStore:
         try:
             import redis.asyncio as redis_asyncio
             from redis.connection import parse_url
-        except ImportError:  # pragma: no cover - the test extra installs redis
+        except ImportError:
             raise LimitsConfigError(
                 "the redis package is not installed: pip install 'agenthooks-limits[redis]'",
                 key="store",

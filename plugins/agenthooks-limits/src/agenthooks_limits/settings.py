@@ -1,5 +1,9 @@
 """The plugin's options, declared once: the environment names the TOML file of limits
-(``AGENTHOOKS_LIMITS_CONFIG``); the limits themselves are ``Limits`` arguments or that file."""
+(``AGENTHOOKS_LIMITS_CONFIG``); the limits themselves are ``Limits`` arguments or that file.
+
+A bad or unknown variable is the ``PluginOptionError`` every plugin's options raise; limits
+that do not load (a bad file or argument) are a ``LimitsConfigError`` naming the file and the
+key. Both are ``agenthooks.ConfigError``s, and from the environment neither fails open."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import ClassVar
 from pydantic_settings import SettingsConfigDict
 
 from agenthooks import ConfigError
-from agenthooks.plugins import PluginOptionError, PluginSettings
+from agenthooks.plugins import PluginSettings
 
 LIMITS_ENV = "AGENTHOOKS_LIMITS_CONFIG"
 """The environment variable naming the TOML file ``Limits.from_env()`` reads."""
@@ -29,18 +33,6 @@ class LimitsSettings(PluginSettings):
     model_config = SettingsConfigDict(env_prefix="AGENTHOOKS_LIMITS_")
 
     config: Path | None = None
-
-    @classmethod
-    def read(cls) -> LimitsSettings:
-        """``from_env()``, its errors as ``LimitsConfigError`` (what fails the plugin closed).
-
-        Raises:
-            LimitsConfigError: Naming the variable that is unknown or bad.
-        """
-        try:
-            return cls.from_env()
-        except PluginOptionError as exc:
-            raise LimitsConfigError(exc.problem, source=exc.source, key=exc.key) from None
 
 
 __all__ = ["LIMITS_ENV", "LimitsConfigError", "LimitsSettings"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from .caps import SEVERITY, Action, Cap, Step
 
@@ -113,4 +114,60 @@ class RunState:
     """A downgrade a tool check asked for, applied at the next ``prepare_next_turn``."""
 
 
-__all__ = ["Breach", "RunState", "Window", "count", "money", "reached", "worst"]
+def _breach(breach: Breach | None) -> dict[str, Any] | None:
+    if breach is None:
+        return None
+    return {
+        "metric": breach.metric,
+        "used": breach.used,
+        "limit": breach.limit,
+        "at": breach.step.at,
+        "action": breach.step.action,
+        "tool": breach.tool,
+        "per": breach.per,
+    }
+
+
+def _unbreach(data: Any) -> Breach | None:
+    if not isinstance(data, dict):
+        return None
+    step = Step(float(data["at"]), data["action"])
+    return Breach(
+        data["metric"], float(data["used"]), float(data["limit"]), step, data["tool"], data["per"]
+    )
+
+
+def carry(state: RunState, counters: dict[str, float]) -> dict[str, Any]:
+    """What a paused run keeps of ``state`` (JSON): its counters' totals by key without the
+    run's prefix (``tool_calls``, ``tool:search``), the steps already acted on, and a deny or
+    downgrade in force."""
+    return {
+        "counters": dict(counters),
+        "fired": [[metric, tool, at] for metric, tool, at in sorted(state.fired, key=str)],
+        "deny_tools": _breach(state.deny_tools),
+        "downgrade": _breach(state.downgrade),
+    }
+
+
+def restore(kept: dict[str, Any]) -> tuple[RunState, dict[str, float]]:
+    """The run state and the counters' totals ``carry`` kept."""
+    state = RunState(
+        fired={(str(m), t, float(at)) for m, t, at in kept.get("fired", [])},
+        deny_tools=_unbreach(kept.get("deny_tools")),
+        downgrade=_unbreach(kept.get("downgrade")),
+    )
+    counters = {str(k): float(v) for k, v in dict(kept.get("counters", {})).items()}
+    return state, counters
+
+
+__all__ = [
+    "Breach",
+    "RunState",
+    "Window",
+    "carry",
+    "count",
+    "money",
+    "reached",
+    "restore",
+    "worst",
+]

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from typing import Any
 
 from agents import Agent
 from agents.handoffs import Handoff, handoff
 from agents.models.interface import Model, ModelProvider
 from agents.run_context import RunContextWrapper
-from agents.tool import FunctionTool
+from agents.tool import FunctionTool, Tool
 
 from agenthooks import Ask, Deny
 from agenthooks.events import HandoffContext, PreHandoffContext
@@ -69,6 +70,8 @@ def hooked(agent: Agent[Any]) -> bool:
     parts += [h.on_invoke_handoff for h in agent.handoffs if isinstance(h, Handoff)]
     if any(isinstance(getattr(p, "__self__", p), (HookedTool, _HandoffInvoker)) for p in parts):
         return True
+    if agent.mcp_servers:
+        return isinstance(vars(agent).get("get_mcp_tools"), _MCPTools)
     return not parts and not isinstance(agent.model, Model) and not agent.handoffs
 
 
@@ -107,6 +110,10 @@ class Cloner:
         if isinstance(model, Model) and not isinstance(model, HookedModel):
             changes["model"] = HookedModel(model, model_name(model))
         clone = agent.clone(**changes)
+        if agent.mcp_servers:
+            # the SDK lists an MCP server's tools anew each turn (get_mcp_tools): the clone's
+            # list gives each of them the hook layer, as its function tools have
+            clone.get_mcp_tools = _MCPTools(clone, self.with_approvals)  # type: ignore[method-assign]
         self.clones[id(agent)] = clone
         self._made.append((agent, _fingerprint(agent)))
         clone.handoffs = [self._handoff(agent, item) for item in agent.handoffs]
@@ -121,6 +128,21 @@ class Cloner:
         hooked = copy.copy(source)
         hooked.on_invoke_handoff = _HandoffInvoker(self, source, owner.name)
         return hooked
+
+
+class _MCPTools:
+    """A clone's ``get_mcp_tools``: the tools its MCP servers list, each one hooked."""
+
+    def __init__(self, clone: Agent[Any], with_approvals: bool) -> None:
+        self.listed = functools.partial(type(clone).get_mcp_tools, clone)
+        self.with_approvals = with_approvals
+
+    async def __call__(self, run_context: RunContextWrapper[Any]) -> list[Tool]:
+        tools = await self.listed(run_context)
+        return [
+            HookedTool(t).build(self.with_approvals) if isinstance(t, FunctionTool) else t
+            for t in tools
+        ]
 
 
 class _HandoffInvoker:

@@ -14,22 +14,23 @@ from agents.models.multi_provider import MultiProvider
 from agents.stream_events import StreamEvent
 
 from agenthooks import Deny, HookBus
-from agenthooks.bridges import BridgeRun, RunDenied
-from agenthooks.events import PreAgentContext, RunResumedContext
+from agenthooks.bridges import PAUSED_RUNS, BridgeRun, RunDenied
+from agenthooks.events import PreAgentContext
 from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
 from .cloning import Cloner, HookedProvider, hooked, model_name
+from .decisions import decisions
 from .model import HookedModel
 from .scope import ACTIVE, RunScope
 from .translate import parse_arguments, replace_user_text, user_text
 
 Input = str | list[TResponseInputItem] | RunState[Any]
 """What a run starts from: a user message, input items, or a paused run's state."""
+PAUSE_KEY = "openai-agents"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by pending call id)."""
 _CLONES_KEPT = 64
 """Agent graphs whose clones a runner keeps."""
-_PAUSES_KEPT = 4096
-"""Paused calls whose run id a runner keeps for their resume."""
 
 
 @dataclasses.dataclass(slots=True)
@@ -62,12 +63,25 @@ class AgentHooksRunner:
 
     def __init__(self, bus: HookBus) -> None:
         self.bus = bus
-        self._paused: dict[str, str] = {}
-        """The run id of each call a paused run waits on (a resumed run keeps its id)."""
         self._driving: set[asyncio.Task[None]] = set()
         self._cloners: dict[tuple[int, bool], Cloner] = {}
         """The clones of each agent graph run so far, used again while the graph is unchanged
         (cloning costs more than a model turn of the SDK's loop)."""
+
+    def pending(self, item: ToolApprovalItem) -> PendingCall | None:
+        """The call an interruption of this runner's run asks about, as the hooks asked it:
+        the call id, the tool, its validated arguments and the ``Ask``'s ``reason`` (what a
+        UI shows beside the SDK's approval item). ``None`` for an item this runner did not
+        pause (a tool's own ``needs_approval``, or a pause made in another process).
+
+        Args:
+            item: One of ``result.interruptions`` or ``state.get_interruptions()``.
+        """
+        call_id = _call_id(item) or ""
+        carried = PAUSED_RUNS.get((PAUSE_KEY, call_id))
+        if carried is None:
+            return None
+        return next((call for call in carried.pending if call.call_id == call_id), None)
 
     def _clone(self, agent: Agent[Any]) -> Agent[Any]:
         key = (id(agent), tools_hooked_bus(self.bus))
@@ -105,21 +119,28 @@ class AgentHooksRunner:
         return _Prepared(self._clone(agent), kwargs, owned)
 
     def _scope(self, agent: Agent[Any], input: Any, prepared: _Prepared) -> RunScope:
-        run_id: str | None = None
         name = agent.name
         approved: frozenset[str] = frozenset()
+        carried = None
         if isinstance(input, RunState):
             pending = input.get_interruptions()
             ids = [_call_id(item) for item in pending]
             approved = frozenset(i for i in ids if i)
-            run_id = next((self._paused[i] for i in ids if i in self._paused), None)
+            # the paused run's id, counts, usage, plugins' state and asked calls (a pause of
+            # this process)
+            carried = PAUSED_RUNS.take((PAUSE_KEY, i) for i in approved)
             if pending:
                 name = pending[0].agent.name
-        run = BridgeRun(self.bus, CAPABILITIES, agent=name, run_id=run_id)
+        run = BridgeRun(self.bus, CAPABILITIES, agent=name)
+        if carried is not None:
+            run.resume_from(carried)
         provider = prepared.kwargs["run_config"].model_provider
         if isinstance(provider, HookedProvider):
             provider = provider.inner
-        return RunScope(run, approved=approved, provider=provider)
+        scope = RunScope(run, approved=approved, provider=provider)
+        if carried is not None:
+            scope.asked.update((call.call_id, call) for call in carried.pending)
+        return scope
 
     async def _begin(
         self, scope: RunScope, agent: Agent[Any], input: Any, prepared: _Prepared
@@ -129,7 +150,7 @@ class AgentHooksRunner:
         if isinstance(input, RunState):
             if "on_run_resumed" in run.bus.listened:
                 pending = [_pending(item, scope) for item in input.get_interruptions()]
-                await run.fire("on_run_resumed", RunResumedContext, pending=pending)
+                await run.resumed(pending, decisions(input, pending))
             # a streamed run got its input before the start events: only run() can adopt
             return input if scope.ready is not None else await _adopt(input, prepared)
         text = user_text(input)
@@ -157,14 +178,13 @@ class AgentHooksRunner:
         run = scope.run
         if result.interruptions:
             pending = [_pending(item, scope) for item in result.interruptions]
-            for call in pending:
-                self._paused[call.call_id] = run.run_id
-            while len(self._paused) > _PAUSES_KEPT:  # pauses nobody resumed: the oldest go
-                self._paused.pop(next(iter(self._paused)))
-            await run.paused(run.answer(None, "paused", pending=pending))
+            try:
+                await run.paused(run.answer(None, "paused", pending=pending))
+            finally:  # filed under each call the run waits on: the RunState resumes with them
+                PAUSED_RUNS.keep(
+                    [(PAUSE_KEY, call.call_id) for call in pending], run.carry(pending)
+                )
             return
-        for call_id in scope.approved:
-            self._paused.pop(call_id, None)
         if scope.denied is not None:
             await run.done(run.denied_response(scope.denied))
             return

@@ -28,6 +28,8 @@ from agents.function_schema import function_schema
 from agents.run_context import RunContextWrapper
 from agents.tool import (
     FunctionTool,
+    ToolOriginType,
+    get_function_tool_origin,
     invoke_function_tool,
     maybe_invoke_function_tool_failure_error_function,
     set_function_tool_failure_error_function,
@@ -37,10 +39,12 @@ from pydantic import BaseModel, ValidationError
 
 from agenthooks import Deny
 from agenthooks.bridges import (
+    SUBAGENT_EVENTS,
     BridgeRun,
     BridgeTool,
     ToolOutcome,
     cancel_requested,
+    delegate,
     invalid_arguments,
 )
 from agenthooks.errors import ToolValidationError
@@ -48,7 +52,7 @@ from agenthooks.events import GROUPS, ToolCallErrorContext
 from agenthooks.messages import ChatMessage, PendingCall, ToolCall
 
 from .capabilities import CAPABILITIES
-from .scope import Approval, RunScope, current
+from .scope import ACTIVE, Approval, RunScope, current
 from .translate import parse_arguments
 
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -60,12 +64,28 @@ def tools_hooked(run: BridgeRun) -> bool:
     return bool(bus.stacks.get("tool")) or not _TOOL_EVENTS.isdisjoint(bus.listened)
 
 
-@lru_cache(maxsize=512)
-def _arguments_model(fn: Callable[..., Any]) -> type[BaseModel] | None:
-    try:
-        return function_schema(fn).params_pydantic_model
-    except Exception:  # a callable the SDK describes another way: arguments taken as sent
+def _subagent(tool: FunctionTool) -> str | None:
+    """The name of the agent ``tool`` runs (``agent.as_tool()``), else ``None``."""
+    origin = get_function_tool_origin(tool)
+    if origin is None or origin.type != ToolOriginType.AGENT_AS_TOOL:
         return None
+    return origin.agent_name or tool.name
+
+
+def _task(arguments: dict[str, Any], text: str) -> str:
+    """What a sub-agent is asked: the ``input`` argument ``as_tool`` gives the model, else the
+    arguments as sent."""
+    given = arguments.get("input")
+    return given if isinstance(given, str) else text
+
+
+@lru_cache(maxsize=512)
+def _arguments_model(fn: Callable[..., Any], strict: bool) -> type[BaseModel]:
+    # ``function_tool`` built the tool with ``function_schema(fn, strict_json_schema=strict)``:
+    # the same call gives the model it validates with (docstrings only describe, so they are
+    # not read), and an error in it is the SDK's, so it reaches the caller
+    schema = function_schema(fn, use_docstring_info=False, strict_json_schema=strict)
+    return schema.params_pydantic_model
 
 
 def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]] | None:
@@ -75,12 +95,11 @@ def _validator(tool: FunctionTool) -> Callable[[dict[str, Any]], dict[str, Any]]
         fn = tool.__wrapped__
     except AttributeError:
         return None
+    strict = tool.strict_json_schema
     try:
-        model = _arguments_model(fn)
-    except TypeError:  # an unhashable callable
-        model = None
-    if model is None:
-        return None
+        model = _arguments_model(fn, strict)
+    except TypeError:  # an unhashable callable (lru_cache's key): read it uncached
+        model = _arguments_model.__wrapped__(fn, strict)
 
     def validate(arguments: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -120,6 +139,8 @@ class HookedTool:
         self.policy = tool.needs_approval
         self._raising: FunctionTool | None = None
         self._described: BridgeTool | None = None
+        self.subagent = _subagent(tool)
+        """The agent the tool runs (an ``as_tool()`` agent): its call is a delegation."""
         try:  # made by function_tool: its invoker takes the tool context the SDK gives ours
             tool.__wrapped__  # noqa: B018
             self._direct = True
@@ -238,10 +259,14 @@ class HookedTool:
     async def invoke(self, ctx: ToolContext[Any], input: str) -> Any:
         """The SDK runs the tool: through the hook layer when anyone listens."""
         scope = current()
-        if scope is None or not tools_hooked(scope.run):
+        if scope is None or not self._reported(scope.run):
             # nobody listens: the tool as the SDK runs it (the SDK applies its timeout to
             # the hooked tool)
+            if self.subagent is not None:
+                return await self._delegated(self.original, ctx, input)
             return await self._run(self.original, ctx, input)
+        # from here the tool message is ours to report (on_message), also when only
+        # on_message listens: the hook layer's zero-listener path runs the body then
         run = scope.run
         call_id = ctx.tool_call_id
         pending = scope.approvals.pop(call_id, None)
@@ -251,7 +276,15 @@ class HookedTool:
                 # the arguments as sent when no hook changed them: the SDK validates them
                 # exactly as without the bridge
                 text = input if arguments is call.arguments else _arguments_text(arguments)
-                return await self._run(self.raising, ctx, text)
+                if self.subagent is None:
+                    return await self._run(self.raising, ctx, text)
+                return await delegate(
+                    run,
+                    self.subagent,
+                    _task(arguments, text),
+                    call_id,
+                    lambda: self._delegated(self.raising, ctx, text),
+                )
 
             return body
 
@@ -288,6 +321,26 @@ class HookedTool:
             scope.raised(exc)
             raise HandlerCancelled("a handler raised CancelledError") from exc
         return await self._answer(scope, ctx, outcome)
+
+    async def _delegated(self, tool: FunctionTool, ctx: ToolContext[Any], text: str) -> Any:
+        """The agent tool's body: the sub-agent's run is a run of its own, not part of the
+        calling run (a model it names, which the run's hooked provider resolves, reports no
+        turn of the caller's)."""
+        token = ACTIVE.set(None)
+        try:
+            return await self._run(tool, ctx, text)
+        finally:
+            ACTIVE.reset(token)
+
+    def _reported(self, run: BridgeRun) -> bool:
+        """Whether a call of this tool is ours to report: anyone hears its hook layer, its
+        tool message or (an ``as_tool()`` agent) its delegation."""
+        listened = run.bus.listened
+        return (
+            tools_hooked(run)
+            or "on_message" in listened
+            or (self.subagent is not None and not SUBAGENT_EVENTS.isdisjoint(listened))
+        )
 
     async def _invalid(
         self, run: BridgeRun, call: ToolCall, error: ToolValidationError

@@ -55,6 +55,8 @@ ERROR_SOURCE = "agenthooks.tool.error_source"
 SUBAGENT = "agenthooks.subagent"
 ABORT_REASON = "agenthooks.abort.reason"
 RESPONSE_AGENT = "agenthooks.response.agent"
+RESUMED = "agenthooks.resumed"
+"""On a resumed run's ``invoke_agent`` span: the part of a paused run after ``resume()``."""
 
 DENIED_TYPE = "denied"
 """``error.type`` of a tool call a hook denied."""

@@ -20,7 +20,15 @@ from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.context import Context
-from opentelemetry.trace import Span, SpanKind, Tracer, TracerProvider
+from opentelemetry.trace import (
+    NonRecordingSpan,
+    Span,
+    SpanContext,
+    SpanKind,
+    TraceFlags,
+    Tracer,
+    TracerProvider,
+)
 
 from agenthooks import HookBus, RunAborted
 from agenthooks.events import (
@@ -28,6 +36,7 @@ from agenthooks.events import (
     ChatDoneContext,
     ChatEndContext,
     ChatErrorContext,
+    ChatPausedContext,
     ChatStartContext,
     EventContext,
     HandoffContext,
@@ -36,6 +45,7 @@ from agenthooks.events import (
     PreRequestContext,
     PreToolCallContext,
     ResponseContext,
+    RunResumedContext,
     SubagentContext,
     ToolErrorContext,
     ToolResultContext,
@@ -132,8 +142,11 @@ class OtelPlugin:
 
     # runs ----------------------------------------------------------------------------------
 
-    def _agent(self, ctx: EventContext, task: str | None = None) -> OpenSpan:
-        """The run's ``invoke_agent`` span, started on the run's first event."""
+    def _agent(
+        self, ctx: EventContext, task: str | None = None, parent: Context | None = None
+    ) -> OpenSpan:
+        """The run's ``invoke_agent`` span, started on the run's first event (under
+        ``parent`` when given: a resumed run's, under the span its pause ended)."""
         found = self._agents.get(ctx.run_id)
         if found is not None:
             return found
@@ -149,7 +162,7 @@ class OtelPlugin:
             attrs[a.CONVERSATION_ID] = ctx.session_id
         span = self._tracer.start_span(
             f"invoke_agent {ctx.agent}",
-            context=self._parent(ctx, task),
+            context=parent if parent is not None else self._parent(ctx, task),
             kind=SpanKind.INTERNAL,
             attributes=attrs,
         )
@@ -206,6 +219,40 @@ class OtelPlugin:
         """Set the abort reason, redacted, on the run's span."""
         opened = self._agent(ctx)
         opened.span.set_attribute(a.ABORT_REASON, str(opened.redact(str(ctx.reason))))
+
+    @safe
+    def on_chat_paused(self, ctx: ChatPausedContext) -> None:
+        """Keep the run's span in the pause (``ctx.state["otel"]``: its trace and span ids),
+        so the resumed run's span joins the same trace, in any process."""
+        found = self._agents.get(ctx.run_id)
+        if found is None:
+            return
+        span = found.span.get_span_context()
+        if span.is_valid:
+            ctx.state[self.name] = {
+                "trace_id": format(span.trace_id, "032x"),
+                "span_id": format(span.span_id, "016x"),
+                "trace_flags": int(span.trace_flags),
+            }
+
+    @safe
+    def on_run_resumed(self, ctx: RunResumedContext) -> None:
+        """Open the resumed run's ``invoke_agent`` span as a child of the span its pause
+        ended, in the same trace (a new trace when the pause kept none)."""
+        if ctx.run_id in self._agents:
+            return
+        kept = ctx.state.get(self.name)
+        parent: Context | None = None
+        if isinstance(kept, dict):
+            paused = SpanContext(
+                trace_id=int(kept["trace_id"], 16),
+                span_id=int(kept["span_id"], 16),
+                is_remote=True,
+                trace_flags=TraceFlags(int(kept.get("trace_flags", 1))),
+            )
+            parent = trace.set_span_in_context(NonRecordingSpan(paused))
+        opened = self._agent(ctx, parent=parent)
+        opened.span.set_attribute(a.RESUMED, True)
 
     @safe
     def on_chat_end(self, ctx: ChatEndContext) -> None:

@@ -17,11 +17,15 @@ CAPABILITIES = bridge_capabilities(
         "transform_context",
         "prepare_next_turn",
         "should_stop",
+        "on_run_resumed",
+        "on_subagent_start",
+        "on_subagent_stop",
     ],
     honours={
         "pre_agent": {"deny", "response"},
         "transform_context": {"messages"},
         "on_model_error": {"error"},
+        "should_stop": {"true"},
     },
     gaps={
         "on_tool_call_result.terminate": (
@@ -45,7 +49,7 @@ CAPABILITIES = bridge_capabilities(
             "an answer given in the agent's place is its output only where the output may be "
             "text; on a structured output_type it is an UnsupportedReturnError"
         ),
-        "should_stop": (
+        "should_stop.true": (
             "a run stopped between turns answers with the last assistant text, which a structured "
             "output_type cannot take: there it is an UnsupportedReturnError"
         ),
@@ -61,10 +65,6 @@ CAPABILITIES = bridge_capabilities(
             "first"
         ),
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",
-        "on_subagent_start": (
-            "an agent a tool calls is a run of its own (its parent_run_id is the caller's run), "
-            "not a sub-agent step of the calling run"
-        ),
         "on_stream_chunk": (
             "agent.run_stream() is reported as one model request per turn; its text reaches the "
             "caller before on_response and post_agent"

@@ -10,10 +10,11 @@ capability serves concurrent runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-from pydantic_ai import DeferredToolRequests, ToolDenied, UserPromptNode
+from pydantic_ai import CallToolsNode, DeferredToolRequests, ToolDenied, UserPromptNode
 from pydantic_ai.capabilities import AbstractCapability, CapabilityOrdering
 from pydantic_ai.exceptions import (
     ApprovalRequired,
@@ -32,11 +33,14 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models import ModelRequestContext
+from pydantic_ai.result import FinalResult
 from pydantic_ai.run import AgentRunResult
 from pydantic_ai.tools import RunContext, ToolDefinition
+from pydantic_graph import End
 
 from agenthooks import (
     AgentResponse,
+    Approve,
     ChatMessage,
     ChatStartContext,
     Deny,
@@ -49,7 +53,9 @@ from agenthooks import (
     TransformContextContext,
 )
 from agenthooks.bridges import (
+    PAUSED_RUNS,
     BridgeRun,
+    Delegation,
     RunDenied,
     ToolOutcome,
     UnsupportedReturnError,
@@ -71,6 +77,9 @@ from .tool_calls import (
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
 _ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
+_delegating: ContextVar[Delegation | None] = ContextVar("agenthooks_pydantic_ai_tool", default=None)
+"""The bridged tool call whose body is running: an agent run that starts inside it is a
+sub-agent of that call (Pydantic AI's agent delegation: an agent called from a tool)."""
 _UNREAD = AgentResponse()
 """The answer of a run whose answer no handler reads (nothing to build)."""
 
@@ -134,6 +143,8 @@ class _RunHooks(AgentHooksCapability):
         """The tool calls whose result ``on_message`` announced."""
         self.read: translate.ReadCache = {}
         """What each message of the run's history read as (each is read once)."""
+        self.resuming: list[PendingCall] | None = None
+        """The calls a resumed run waited on, until its ``on_run_resumed`` fired."""
 
     async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
         return self
@@ -169,8 +180,20 @@ class _RunHooks(AgentHooksCapability):
     async def _start(self, run: BridgeRun, ctx: RunContext[Any]) -> None:
         tools = _tool_names(ctx) if run.listened("on_chat_start") else []
         prompt = ctx.prompt
+        delegation = _delegating.get()
+        if delegation is not None and delegation.run is not run:
+            # an agent a bridged tool call runs: a sub-agent of that call
+            task = prompt if isinstance(prompt, str) else _prompt_text(prompt or [])
+            await delegation.start(run.agent, task)
         if prompt is None:
-            # a run that goes on from a history (a resumed pause): no user message
+            # a run that goes on from a history (a resumed pause): no user message. A pause
+            # of this process goes on with its id, counts, usage and plugins' state, and
+            # starts with on_run_resumed (once the user-prompt node shows the decisions)
+            carried = PAUSED_RUNS.take((PAUSE_KEY, i) for i in _open_calls(ctx.messages))
+            if carried is not None:
+                run.resume_from(carried)
+                self.resuming = list(carried.pending)
+                return
             got = await run.fire("on_chat_start", ChatStartContext, message="", tools=tools)
             if isinstance(got, Deny):
                 CAPABILITIES.require("on_chat_start", "deny")
@@ -205,12 +228,19 @@ class _RunHooks(AgentHooksCapability):
             await run.done(self.instead)
             return result
         if self.stopped is not None:
-            await run.done(run.stopped_response(self.stopped, output=result.output))
+            # a turn of tool calls only has no text
+            await run.done(run.stopped_response(self.stopped or None, output=result.output))
             return result
         output = result.output
         if isinstance(output, DeferredToolRequests):
             await self._flush_held(run)
-            await run.paused(self._paused_response(run, output))
+            paused = self._paused_response(run, output)
+            try:
+                await run.paused(paused)
+            finally:  # the deferred calls resume it: its counts and plugins' state wait there
+                PAUSED_RUNS.keep(
+                    [(PAUSE_KEY, p.call_id) for p in paused.pending], run.carry(paused.pending)
+                )
             return result
         if _ANSWER_EVENTS.isdisjoint(run.bus.listened):
             await self._flush_held(run)
@@ -290,10 +320,21 @@ class _RunHooks(AgentHooksCapability):
     async def before_node_run(self, ctx: RunContext[Any], *, node: Any) -> Any:
         # the first request is built from the user-prompt node: a rewritten user message
         # goes there, so the model and the history both get it
+        if self.resuming is not None and isinstance(node, UserPromptNode) and self.run:
+            pending, self.resuming = self.resuming, None
+            await self.run.resumed(pending, _decisions(node.deferred_tool_results))
         if self.rewritten_prompt is not None and isinstance(node, UserPromptNode):
             prompt, self.rewritten_prompt = self.rewritten_prompt, None
             return replace(node, user_prompt=prompt)
         return node
+
+    async def after_node_run(self, ctx: RunContext[Any], *, node: Any, result: Any) -> Any:
+        # a should_stop that said True answered the request in the model's place: the run ends
+        # with that answer here, also when it has no text (after a turn of tool calls only),
+        # which Pydantic AI would otherwise send back to the model as an empty response
+        if self.stopped is not None and isinstance(result, CallToolsNode):
+            return End(FinalResult(self.stopped))
+        return result
 
     # --- model requests -----------------------------------------------------------------
 
@@ -449,7 +490,8 @@ class _RunHooks(AgentHooksCapability):
             )
         last_text = message.content if message is not None else None
         self.stopped = last_text or ""
-        return ModelResponse(parts=[TextPart(content=self.stopped)])
+        # the run's answer in the model's place (after_node_run ends the run on it)
+        return ModelResponse(parts=[TextPart(content=self.stopped)] if self.stopped else [])
 
     def _denied_answer(self, request_context: ModelRequestContext, deny: Deny) -> ModelResponse:
         """The run ends denied: the reason is the answer where the output may be text, else
@@ -516,6 +558,7 @@ class _RunHooks(AgentHooksCapability):
         run = self.run
         if run is None:  # a run nobody listens to
             return await handler(args)
+        handler = _delegating_to(run, call.tool_call_id, handler)
         bus = run.bus
         if _TOOL_EVENTS.isdisjoint(bus.listened) and not bus.stacks.get("tool"):
             return await self._plain_tool(run, call, args, handler)
@@ -605,6 +648,29 @@ class _RunHooks(AgentHooksCapability):
 # --- helpers ---------------------------------------------------------------------------
 
 
+def _delegating_to(
+    run: BridgeRun, call_id: str, handler: Callable[[dict[str, Any]], Any]
+) -> Callable[[dict[str, Any]], Any]:
+    """``handler`` (a tool body) as a call that may run sub-agents: an agent run that starts
+    inside it fires ``on_subagent_start`` on ``run``; each gets ``on_subagent_stop`` with the
+    tool's result (or its error) once the body ended."""
+
+    async def delegating(arguments: dict[str, Any]) -> Any:
+        delegation = Delegation(run, call_id)
+        token = _delegating.set(delegation)
+        try:
+            result = await handler(arguments)
+        except BaseException as exc:
+            _delegating.reset(token)
+            await delegation.stop(error=exc)
+            raise
+        _delegating.reset(token)
+        await delegation.stop(result=result)
+        return result
+
+    return delegating
+
+
 def _text_is_an_answer(request_context: ModelRequestContext) -> bool:
     """Whether plain text ends the run as its output (``str`` among the output types).
 
@@ -667,6 +733,32 @@ def _with_answer(result: AgentRunResult[Any], text: str) -> AgentRunResult[Any]:
             last,
         )
     return replace(result, output=text)
+
+
+PAUSE_KEY = "pydantic-ai"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by deferred call id)."""
+
+
+def _open_calls(messages: Sequence[ModelMessage]) -> list[str]:
+    """The ids of the last model response's tool calls: a resumed pause's deferred calls."""
+    for message in reversed(messages):
+        if isinstance(message, ModelResponse):
+            return [p.tool_call_id for p in message.parts if isinstance(p, ToolCallPart)]
+    return []
+
+
+def _decisions(results: Any) -> dict[str, Any]:
+    """The answers a resumed run got (``DeferredToolResults.approvals``), as decisions."""
+    approvals = getattr(results, "approvals", None) or {}
+    decisions: dict[str, Any] = {}
+    for call_id, answer in approvals.items():
+        if isinstance(answer, ToolDenied):
+            decisions[call_id] = Deny(answer.message)
+        elif answer is False:
+            decisions[call_id] = Deny()
+        else:
+            decisions[call_id] = Approve()
+    return decisions
 
 
 __all__ = ["AgentHooksCapability"]

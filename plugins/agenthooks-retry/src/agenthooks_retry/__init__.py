@@ -10,7 +10,7 @@ from .fallback import Fallback, FallbackMiddleware
 from .plugin import RetryPlugin
 from .policy import RETRY_AFTER_LIMIT, is_transient, retry_after
 from .retry import RetryAttempt, RetryMiddleware
-from .settings import RetryConfigError, RetrySettings
+from .settings import RetryConfigError, RetryOptions, RetrySettings
 
 __version__ = "0.1.0"
 
@@ -21,6 +21,7 @@ __all__ = [
     "RetryAttempt",
     "RetryConfigError",
     "RetryMiddleware",
+    "RetryOptions",
     "RetryPlugin",
     "RetrySettings",
     "is_transient",

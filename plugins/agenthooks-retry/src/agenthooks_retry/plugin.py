@@ -3,14 +3,17 @@ environment (``RetryPlugin.from_env()``, what the ``retry`` entry point loads)."
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from agenthooks import Middleware
 
 from .fallback import Fallback, FallbackMiddleware
-from .retry import RetryAttempt, RetryMiddleware
-from .settings import RetrySettings
+from .retry import RetryMiddleware
+from .settings import RetryOptions, RetrySettings
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class RetryPlugin:
@@ -20,61 +23,25 @@ class RetryPlugin:
     each provider gets its retries before the next is tried.
 
     Args:
-        stacks: ``"provider"`` (default), ``"tool"`` or both.
-        attempts: Calls in all, the first included.
-        max_time: Never start a wait that would end more than this many seconds after the
-            first call; ``None``: no bound.
-        initial: The first wait in seconds; waits are ``initial * 2 ** (n - 1) +
-            uniform(0, jitter)``, and a ``Retry-After`` the error carries (up to 60 s) wins.
-        max_backoff: The longest wait in seconds.
-        jitter: The random seconds added to each wait, at most.
-        retry_on: ``retry_on(exc) -> bool``: which errors to retry; default
-            ``is_transient``: connection errors, timeouts, HTTP 408/409/429/5xx.
-        tools: On the tool stack, only these tool names; default: all.
-        on_retry: Called as ``on_retry(ctx, RetryAttempt)`` before each retry, sync or
-            async; its exceptions are logged, never raised.
-        sleep: Replaces ``asyncio.sleep`` (tests).
         fallbacks: Providers to call, in order, when one fails for good: each a provider or
             ``(provider, model)`` to also change the request's model.
+        **options: ``RetryMiddleware``'s options (``attempts``, ``stacks``, ``max_time``,
+            ...), as it takes them.
 
     Raises:
-        RetryConfigError: An option is bad; it names the option.
+        RetryConfigError: An option is bad; it names the option and this class.
     """
 
     name = "retry"
 
     def __init__(
-        self,
-        *,
-        stacks: str | Iterable[str] = ("provider",),
-        attempts: int = 3,
-        max_time: float | None = None,
-        initial: float = 0.5,
-        max_backoff: float = 8.0,
-        jitter: float = 0.5,
-        retry_on: Callable[[BaseException], bool] | None = None,
-        tools: Iterable[str] | None = None,
-        on_retry: Callable[[Any, RetryAttempt], Any] | None = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
-        fallbacks: Iterable[Fallback] = (),
+        self, *, fallbacks: Iterable[Fallback] = (), **options: Unpack[RetryOptions]
     ) -> None:
-        self._configure(
-            stacks=stacks,
-            attempts=attempts,
-            max_time=max_time,
-            initial=initial,
-            max_backoff=max_backoff,
-            jitter=jitter,
-            retry_on=retry_on,
-            tools=tools,
-            on_retry=on_retry,
-            sleep=sleep,
-            fallbacks=fallbacks,
-        )
+        # validated here, so that an error names this class, not the middleware it builds
+        self._configure(RetrySettings.of(type(self).__name__, **options), fallbacks)
 
-    def _configure(self, *, fallbacks: Iterable[Fallback], **options: Any) -> None:
-        RetrySettings.of("RetryPlugin", **options)  # errors name this class, not the middleware
-        self.retry = RetryMiddleware(**options)
+    def _configure(self, options: RetrySettings, fallbacks: Iterable[Fallback]) -> None:
+        self.retry = RetryMiddleware.of(options)
         fallbacks = list(fallbacks)
         self.fallback = FallbackMiddleware(fallbacks) if fallbacks else None
         self.middleware: list[Middleware] = [
@@ -91,7 +58,9 @@ class RetryPlugin:
         Raises:
             RetryConfigError: Naming the variable that is unknown or bad.
         """
-        return cls(**RetrySettings.from_env().model_dump())
+        plugin = cls.__new__(cls)
+        plugin._configure(RetrySettings.from_env(), ())
+        return plugin
 
     def __repr__(self) -> str:
         return f"RetryPlugin({self.middleware!r})"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from tenacity import (
@@ -23,7 +23,10 @@ from agenthooks import CallNext, Middleware
 from agenthooks.events import PreRequestContext, PreToolCallContext
 
 from .policy import is_transient, retry_after
-from .settings import RetrySettings
+from .settings import RetryOptions, RetrySettings
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 log = structlog.get_logger("agenthooks.retry")
 
@@ -52,52 +55,41 @@ class RetryMiddleware(Middleware):
     ``on_tool_call_error`` see it. Retries inside the stack are not turns.
 
     Args:
-        stacks: ``"provider"`` (default), ``"tool"`` or both.
-        attempts: Calls in all, the first included.
-        max_time: Never start a wait that would end more than this many seconds after the
-            first call; ``None``: no bound.
-        initial: The first wait in seconds; waits are ``initial * 2 ** (n - 1) +
-            uniform(0, jitter)``, and a ``Retry-After`` the error carries (up to 60 s) wins.
-        max_backoff: The longest wait in seconds.
-        jitter: The random seconds added to each wait, at most.
-        retry_on: ``retry_on(exc) -> bool``: which errors to retry; default
-            ``is_transient``: connection errors, timeouts, HTTP 408/409/429/5xx.
-        tools: On the tool stack, only these tool names; default: all.
-        on_retry: Called as ``on_retry(ctx, RetryAttempt)`` before each retry, sync or
-            async; its exceptions are logged, never raised.
-        sleep: Replaces ``asyncio.sleep`` (tests).
+        **options: Each option a keyword argument (``RetryOptions``; declared once, with
+            its default and check, in ``RetrySettings``):
+
+            - ``stacks``: ``"provider"`` (default), ``"tool"`` or both.
+            - ``attempts``: calls in all, the first included (default 3).
+            - ``max_time``: never start a wait that would end more than this many seconds
+              after the first call; ``None`` (default): no bound.
+            - ``initial``: the first wait in seconds (default 0.5); waits are ``initial *
+              2 ** (n - 1) + uniform(0, jitter)``, and a ``Retry-After`` the error carries
+              (up to 60 s) wins.
+            - ``max_backoff``: the longest wait in seconds (default 8).
+            - ``jitter``: the random seconds added to each wait, at most (default 0.5).
+            - ``retry_on``: ``retry_on(exc) -> bool``: which errors to retry; default
+              ``is_transient``: connection errors, timeouts, HTTP 408/409/429/5xx.
+            - ``tools``: on the tool stack, only these tool names; default: all.
+            - ``on_retry``: called as ``on_retry(ctx, RetryAttempt)`` before each retry,
+              sync or async; its exceptions are logged, never raised.
+            - ``sleep``: replaces ``asyncio.sleep`` (tests).
 
     Raises:
         RetryConfigError: An option is bad; it names the option.
     """
 
-    def __init__(
-        self,
-        *,
-        stacks: str | Iterable[str] = ("provider",),
-        attempts: int = 3,
-        max_time: float | None = None,
-        initial: float = 0.5,
-        max_backoff: float = 8.0,
-        jitter: float = 0.5,
-        retry_on: Callable[[BaseException], bool] | None = None,
-        tools: Iterable[str] | None = None,
-        on_retry: Callable[[Any, RetryAttempt], Any] | None = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
-    ) -> None:
-        options = RetrySettings.of(
-            type(self).__name__,
-            stacks=stacks,
-            attempts=attempts,
-            max_time=max_time,
-            initial=initial,
-            max_backoff=max_backoff,
-            jitter=jitter,
-            retry_on=retry_on,
-            tools=tools,
-            on_retry=on_retry,
-            sleep=sleep,
-        )
+    def __init__(self, **options: Unpack[RetryOptions]) -> None:
+        self._apply(RetrySettings.of(type(self).__name__, **options))
+
+    @classmethod
+    def of(cls, options: RetrySettings) -> RetryMiddleware:
+        """The middleware for options validated already (``RetryPlugin``'s, the
+        environment's)."""
+        middleware = cls.__new__(cls)
+        middleware._apply(options)
+        return middleware
+
+    def _apply(self, options: RetrySettings) -> None:
         # an instance value shadows the class default the bus reads
         setattr(self, "stacks", options.stacks)  # noqa: B010
         self.attempts: int = options.attempts
@@ -105,12 +97,12 @@ class RetryMiddleware(Middleware):
         self.initial: float = options.initial
         self.max_backoff: float = options.max_backoff
         self.jitter: float = options.jitter
-        self.retry_on: Callable[[BaseException], bool] = retry_on or is_transient
+        self.retry_on: Callable[[BaseException], bool] = options.retry_on or is_transient
         self.tools: frozenset[str] | None = (
             None if options.tools is None else frozenset(options.tools)
         )
-        self.on_retry = on_retry
-        self._sleep = sleep or asyncio.sleep
+        self.on_retry: Callable[[Any, RetryAttempt], Any] | None = options.on_retry
+        self._sleep = options.sleep or asyncio.sleep
         stop = stop_after_attempt(self.attempts)
         self._stop = stop if self.max_time is None else stop | stop_before_delay(self.max_time)
 

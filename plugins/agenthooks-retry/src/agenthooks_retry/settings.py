@@ -1,15 +1,23 @@
-"""The retry options, declared once: in code (``RetryMiddleware(attempts=5)``) and from the
-``AGENTHOOKS_RETRY_*`` variables (the ``retry`` entry point) alike."""
+"""The retry options, declared once: in code (``RetryMiddleware(attempts=5)``,
+``RetryPlugin(attempts=5)``) and from the ``AGENTHOOKS_RETRY_*`` variables (the ``retry``
+entry point) alike.
+
+``RetrySettings`` holds each option's type, default and check; ``RetryOptions`` is the same
+names as keyword arguments, so the two constructors are typed without repeating a default
+(``tests/test_retry_config.py`` pins the two to the same names)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, TypedDict
 
 from pydantic import Field, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from agenthooks.plugins import CommaList, PluginOptionError, PluginSettings
+
+if TYPE_CHECKING:
+    from .retry import RetryAttempt
 
 STACKS = ("provider", "tool")
 
@@ -64,4 +72,20 @@ class RetrySettings(PluginSettings):
         return None if isinstance(value, str) and value.strip().lower() == "none" else value
 
 
-__all__ = ["STACKS", "RetryConfigError", "RetrySettings"]
+class RetryOptions(TypedDict, total=False):
+    """The retry options as keyword arguments (``**options: Unpack[RetryOptions]``); what each
+    means and its default: ``RetryMiddleware``'s Args, ``RetrySettings``' fields."""
+
+    stacks: str | Iterable[str]
+    attempts: int
+    max_time: float | None
+    initial: float
+    max_backoff: float
+    jitter: float
+    retry_on: Callable[[BaseException], bool] | None
+    tools: Iterable[str] | None
+    on_retry: Callable[[Any, RetryAttempt], Any] | None
+    sleep: Callable[[float], Awaitable[None]] | None
+
+
+__all__ = ["STACKS", "RetryConfigError", "RetryOptions", "RetrySettings"]

@@ -45,11 +45,14 @@ from agenthooks import (
     ToolCall,
 )
 from agenthooks.bridges import (
+    PAUSED_RUNS,
+    SUBAGENT_EVENTS,
     BridgeRun,
     BridgeStream,
     BridgeTool,
     ToolOutcome,
     cancel_requested,
+    delegate,
 )
 from agenthooks.errors import (
     ToolError,
@@ -61,7 +64,6 @@ from agenthooks.errors import (
 from agenthooks.events import (
     GROUPS,
     PreAgentContext,
-    RunResumedContext,
     ToolCallErrorContext,
     TransformContextContext,
 )
@@ -145,7 +147,9 @@ class _State:
             and _MODEL_EVENTS.isdisjoint(listened)
             and not bus.guards("post_agent")
         )
-        self.quiet_tools = not stacks.get("tool") and _TOOL_EVENTS.isdisjoint(listened)
+        self.quiet_tools = not stacks.get("tool") and (_TOOL_EVENTS | SUBAGENT_EVENTS).isdisjoint(
+            listened
+        )
         self.heard = bool(listened)
         self.input = input
         self.answer: AgentResponse | None = None
@@ -322,9 +326,12 @@ class AgentHooksPlugin(Plugin):
             if i.response is not None
         }
         pending = _pending(asked)
-        await run.fire(
-            "on_run_resumed", RunResumedContext, pending=pending, decisions=decisions, records=0
-        )
+        # the run goes on with its turns, tool calls, usage and plugins' state, as its pause
+        # in this process left them (its id is in the interrupts' reasons)
+        carried = PAUSED_RUNS.take([(PAUSE_KEY, run.run_id)])
+        if carried is not None:
+            run.resume_from(carried)
+        await run.resumed(pending, decisions)
 
     async def _finish(self, state: _State, stop: EventLoopStopEvent) -> None:
         run = state.run
@@ -333,7 +340,10 @@ class AgentHooksPlugin(Plugin):
             pending = _pending(
                 [i for i in interrupts or () if i.name == APPROVAL and isinstance(i.reason, dict)]
             )
-            await run.paused(run.answer(None, "paused", pending=pending))
+            try:
+                await run.paused(run.answer(None, "paused", pending=pending))
+            finally:  # the interrupts resume it: its counts and plugins' state wait there
+                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(pending))
             return
         if stop_reason == "cancelled":
             await run.abort("cancelled")
@@ -642,6 +652,19 @@ class AgentHooksPlugin(Plugin):
             seen: dict[str, Any] = {}
 
             async def invoke(args: dict[str, Any]) -> Any:
+                subagent = _subagent(ctx.tool)
+                if subagent is None:
+                    return await run_body(args)
+                task = args.get("input")
+                return await delegate(
+                    run,
+                    subagent,
+                    task if isinstance(task, str) else json.dumps(args),
+                    call_id,
+                    lambda: run_body(args),
+                )
+
+            async def run_body(args: dict[str, Any]) -> Any:
                 # unchanged arguments: the body gets the model's input, as Strands gives it
                 # (a @tool validates it again, to the same values)
                 call_ctx = (
@@ -915,6 +938,16 @@ def _pending(asked: list[Any]) -> list[PendingCall]:
     ]
 
 
+def _subagent(tool: Any) -> str | None:
+    """The name of the agent ``tool`` runs (``agent.as_tool()``: a tool of type ``"agent"``),
+    else ``None``."""
+    if getattr(tool, "tool_type", None) != "agent":
+        return None
+    agent = getattr(tool, "agent", None)
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) else str(tool.tool_name)
+
+
 def _decision(response: Any) -> Approve | Deny:
     if isinstance(response, Approve | Deny):
         return response
@@ -976,5 +1009,8 @@ def _result_event(outcome: ToolOutcome, seen: dict[str, Any], call_id: str) -> T
     result_block = {"toolUseId": call_id, "status": "success", "content": content}
     return ToolResultEvent(cast("ToolResult", result_block))
 
+
+PAUSE_KEY = "strands"
+"""The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by run id)."""
 
 __all__ = ["APPROVAL", "AgentHooksPlugin"]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, TextIO, cast
 
 import structlog
 
+from agenthooks import HookBus
 from agenthooks.events import EventRecord
 from agenthooks.plugins import ExportRedaction
 
@@ -142,7 +143,7 @@ class StructlogPlugin:
         self._min_rank = _RANK[min_name]
         self.logger = own_logger(self.renderer, min_name, stream)
 
-    def setup(self, bus: Any) -> Any:
+    def setup(self, bus: HookBus) -> Callable[[], None]:
         """Follow the redacting plugins that reach the bus's runs; returns the undo."""
         return self._redaction.watch(bus)
 
