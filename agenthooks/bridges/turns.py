@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..events.catalog import GROUPS
 from ..events.contexts import PrepareNextTurnContext, ShouldStopContext
 from ..messages import ChatMessage
+from .capabilities import VERDICT
 
 if TYPE_CHECKING:
     from .run import BridgeRun
@@ -82,7 +83,10 @@ async def between_turns(
     if "should_stop" in listened:
         # a predicate: the chain's verdict comes back in place of the context
         verdict: object = await run.fire("should_stop", ShouldStopContext, **fields)
-        turn.stop = verdict is True
+        if verdict is True:
+            # a True is a return like any other: a bridge whose loop cannot end here says so
+            run.capabilities.require("should_stop", VERDICT)
+            turn.stop = True
     return turn
 
 
