@@ -41,7 +41,7 @@ from agenthooks.events import (
 )
 from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse
 
-from .scope import RunScope, current
+from .scope import RunScope, announce_resumed, current
 from .translate import (
     ModelInput,
     SentRequest,
@@ -102,6 +102,8 @@ class HookedModel(Model):
             await scope.ready.wait()  # a streamed run's start events run first
         if scope.refused is not None:
             raise scope.refused
+        if scope.resuming is not None:
+            await announce_resumed(scope)
         run = scope.run
         if run.iteration is not None and scope.terminating and self._terminated(scope, input):
             pass  # the batch asked to end the run: no prepare_next_turn, no should_stop

@@ -15,7 +15,7 @@ from agents.stream_events import StreamEvent
 
 from agenthooks import Deny, HookBus
 from agenthooks.bridges import BridgeRun, RunDenied
-from agenthooks.events import PreAgentContext, RunResumedContext
+from agenthooks.events import PreAgentContext
 from agenthooks.messages import ChatMessage, PendingCall
 
 from .capabilities import CAPABILITIES
@@ -128,8 +128,9 @@ class AgentHooksRunner:
         run = scope.run
         if isinstance(input, RunState):
             if "on_run_resumed" in run.bus.listened:
-                pending = [_pending(item, scope) for item in input.get_interruptions()]
-                await run.fire("on_run_resumed", RunResumedContext, pending=pending)
+                # reported once the SDK's context shows the decisions: at the first tool
+                # callback of the resumed run, or its first model call (announce_resumed)
+                scope.resuming = [_pending(item, scope) for item in input.get_interruptions()]
             # a streamed run got its input before the start events: only run() can adopt
             return input if scope.ready is not None else await _adopt(input, prepared)
         text = user_text(input)

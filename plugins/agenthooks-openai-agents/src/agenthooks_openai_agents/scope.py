@@ -15,8 +15,9 @@ from typing import Any
 
 from agents.models.interface import ModelProvider
 
-from agenthooks import AgentResponse, Deny
+from agenthooks import AgentResponse, Approve, Deny
 from agenthooks.bridges import BridgeRun, ToolOutcome
+from agenthooks.events import RunResumedContext
 from agenthooks.messages import FinishReason, PendingCall, ToolCall
 
 
@@ -70,6 +71,9 @@ class RunScope:
     """The reasoning effort ``prepare_next_turn`` set for the rest of the run."""
     provider: ModelProvider | None = None
     """The run's model provider (what a model name is looked up in)."""
+    resuming: list[PendingCall] | None = None
+    """The calls a resumed run waited on, until ``on_run_resumed`` reported them with the
+    decisions (``announce_resumed``)."""
     rewritten: tuple[str, str] | None = None
     """``(original, rewritten)`` user message of a streamed run, whose input the SDK already
     holds when ``on_user_message`` rewrites it: each request carries the rewritten one."""
@@ -100,6 +104,24 @@ class RunScope:
         self.approvals.clear()
 
 
+async def announce_resumed(scope: RunScope, ctx: Any = None) -> None:
+    """``on_run_resumed`` for a resumed run, with each waiting call's decision as the SDK's
+    run context holds it (``ctx.is_tool_approved``, public on the context an SDK tool
+    callback gets); without one (no approved call ran before the next model call), every
+    call was rejected."""
+    pending, scope.resuming = scope.resuming, None
+    if pending is None:
+        return
+    decisions: dict[str, Approve | Deny] = {}
+    for call in pending:
+        approved = ctx.is_tool_approved(call.tool, call.call_id) if ctx is not None else False
+        if approved is True:
+            decisions[call.call_id] = Approve()
+        elif approved is False:
+            decisions[call.call_id] = Deny()
+    await scope.run.fire("on_run_resumed", RunResumedContext, pending=pending, decisions=decisions)
+
+
 ACTIVE: ContextVar[RunScope | None] = ContextVar("agenthooks_openai_agents_run", default=None)
 """The bridged run the current SDK call belongs to (``None`` outside ``AgentHooksRunner``)."""
 
@@ -109,4 +131,4 @@ def current() -> RunScope | None:
     return ACTIVE.get()
 
 
-__all__ = ["ACTIVE", "Approval", "RunScope", "current"]
+__all__ = ["ACTIVE", "Approval", "RunScope", "announce_resumed", "current"]

@@ -48,7 +48,7 @@ from agenthooks.events import GROUPS, ToolCallErrorContext
 from agenthooks.messages import ChatMessage, PendingCall, ToolCall
 
 from .capabilities import CAPABILITIES
-from .scope import Approval, RunScope, current
+from .scope import Approval, RunScope, announce_resumed, current
 from .translate import parse_arguments
 
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -189,9 +189,11 @@ class HookedTool:
         self, ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str
     ) -> bool:
         """Run the hook layer up to the tool body; an ``Ask`` is the SDK's approval request."""
+        scope = current()
+        if scope is not None and scope.resuming is not None:
+            await announce_resumed(scope, ctx)
         if await _policy(self.policy, ctx, params, call_id):
             return True  # the tool's own approval: the SDK asks, the hooks run once approved
-        scope = current()
         if scope is None or not tools_hooked(scope.run):
             return False
         call, invalid = self._call(call_id, params)
@@ -238,6 +240,8 @@ class HookedTool:
     async def invoke(self, ctx: ToolContext[Any], input: str) -> Any:
         """The SDK runs the tool: through the hook layer when anyone listens."""
         scope = current()
+        if scope is not None and scope.resuming is not None:
+            await announce_resumed(scope, ctx)
         if scope is None or not tools_hooked(scope.run):
             # nobody listens: the tool as the SDK runs it (the SDK applies its timeout to
             # the hooked tool)
