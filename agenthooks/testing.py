@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from .bridges.needs import everywhere
 from .bus import Disposer
+from .conformance import BridgeAdapter, BridgeKit, Outcome
 from .events.catalog import CATALOG, resolve
 from .messages import ProviderResponse, ToolCall
 from .plugins import PluginOptionError
@@ -94,7 +96,7 @@ class HookRecorder:
             self.events.append((name, ctx))
 
         record.__qualname__ = f"HookRecorder.{name}"
-        return record
+        return everywhere(record)  # a bridge that never fires the event ignores it quietly
 
     def names(self) -> list[str]:
         """The recorded event names, in firing order."""
@@ -389,7 +391,10 @@ class Tally:
 
 __all__ = [
     "FIRST",
+    "BridgeAdapter",
+    "BridgeKit",
     "HookRecorder",
+    "Outcome",
     "Problem",
     "ScriptStep",
     "Tally",

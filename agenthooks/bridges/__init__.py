@@ -16,10 +16,21 @@ from .capabilities import (
     capability_table,
     installed_bridges,
 )
+from .current import current_run, enter_run, leave_run
+from .lock import RunEnded, RunLock, cancel_requested
+from .needs import (
+    UnfiredEventError,
+    UnfiredEventWarning,
+    check_bus,
+    check_plugins,
+    everywhere,
+)
 from .pausing import PAUSED_RUNS, Carried, PausedRuns
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
+from .stream import BridgeStream
 from .subagents import SUBAGENT_EVENTS, Delegation, delegate
 from .tool import BridgeTool, Validate
+from .turns import NextTurn
 from .validation import invalid_arguments
 
 __all__ = [
@@ -30,21 +41,34 @@ __all__ = [
     "SUBAGENT_EVENTS",
     "BridgeError",
     "BridgeRun",
+    "BridgeStream",
     "BridgeTool",
     "Capabilities",
     "Carried",
     "Delegation",
     "FrameworkModel",
     "ModelCall",
+    "NextTurn",
     "PausedRuns",
     "RunDenied",
+    "RunEnded",
+    "RunLock",
     "ToolInvoke",
     "ToolOutcome",
+    "UnfiredEventError",
+    "UnfiredEventWarning",
     "UnsupportedReturnError",
     "Validate",
     "bridge_capabilities",
+    "cancel_requested",
     "capability_table",
+    "check_bus",
+    "check_plugins",
+    "current_run",
     "delegate",
+    "enter_run",
+    "everywhere",
     "installed_bridges",
     "invalid_arguments",
+    "leave_run",
 ]

@@ -40,6 +40,7 @@ from ..events.contexts import (
 from ..messages import (
     AgentResponse,
     ChatMessage,
+    FinishReason,
     PendingCall,
     ProviderRequest,
     ProviderResponse,
@@ -50,9 +51,14 @@ from ..runtime.model_call import ModelHooks
 from ..runtime.model_call import endpoint as model_endpoint
 from ..runtime.run_state import new_id
 from ..runtime.tool_call import ToolHooks, ToolOutcome, render, settle
+from . import current
 from .capabilities import Capabilities
+from .lock import RunEnded, RunLock, cancel_requested
+from .needs import check_bus
 from .pausing import Carried
+from .stream import BridgeStream
 from .tool import BridgeTool
+from .turns import NextTurn, between_turns
 
 C = TypeVar("C", bound=EventContext)
 ModelCall = Callable[[ProviderRequest], Awaitable[ProviderResponse]]
@@ -60,6 +66,8 @@ ToolInvoke = Callable[[dict[str, Any]], Awaitable[Any]]
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
+_STREAM_EVENTS = GROUPS["stream"]
+_BETWEEN_TURNS = GROUPS["between_turns"]
 
 
 class BridgeError(AgentHooksError):
@@ -96,7 +104,16 @@ class BridgeRun:
 
     Use it as an async context manager: an exception escaping the block ends the run with
     ``on_chat_error`` (``on_chat_abort`` for a cancellation) and ``on_chat_end``, and goes on
-    to the caller unchanged.
+    to the caller unchanged. Inside the block the run is the context's current run
+    (``agenthooks.bridges.current_run()``): a run started there is its child.
+
+    The end is the run's own: exactly one terminal event and ``on_chat_end``, whatever a
+    handler raises or wherever a cancellation lands (``on_loop_end`` of the last turn
+    included), and nothing of the run fires, and no gated tool body starts, after it.
+
+    Raises:
+        MissingEventError: A plugin on ``bus`` needs an event the bridge never fires.
+        UnfiredEventError: A handler that may change the run is on such an event.
     """
 
     def __init__(
@@ -114,11 +131,20 @@ class BridgeRun:
         self.agent = agent
         self.run_id = run_id or new_id()
         self.session_id = session_id
+        if parent_run_id is None:
+            parent = current.current_run()
+            parent_run_id = parent.run_id if parent is not None else None
         self.parent_run_id = parent_run_id
         self.usage = Usage()
         self.iteration: int | None = None
-        self.serial = asyncio.Lock()
+        self.serial = RunLock(self.run_id)
         """Held while this run's handlers run: they never overlap."""
+        self.closed = False
+        """``on_chat_end`` fired: nothing of this run fires again."""
+        self._teardown = False
+        self._token: Any = None
+        if bus.listened:
+            check_bus(bus, capabilities)
         self.denied_by: str | None = None
         """The event whose handler denied the run at its start, once one did."""
         self.ended: str | None = None
@@ -155,12 +181,69 @@ class BridgeRun:
         """Fire ``event`` with a ``cls`` context of this run and ``values``, under the run's
         lock. Returns the context as the handlers left it, the ``Deny`` or ``Ask`` that ended
         its chain, or ``None`` when nobody listens."""
-        if event not in self.bus.listened:
+        if event not in self.bus.listened or self.closed:
             return None
         ctx = cls(**self.base(), **values)
-        async with self.serial:
+        if self._teardown and self.serial.held_elsewhere() is not None:
+            # the run is being torn down: it does not wait for a handler of it that holds the
+            # lock in a task of its own (that handler was cancelled with the run)
             decision = await self.bus.dispatch(event, ctx)
+        else:
+            async with self.serial:
+                decision = await self.bus.dispatch(event, ctx)
         return ctx if decision is None else decision
+
+    @property
+    def stream_heard(self) -> bool:
+        """Whether any stream event has a listener (else a bridge need not translate the
+        request a stream reports)."""
+        return not _STREAM_EVENTS.isdisjoint(self.bus.listened)
+
+    def stream(self, request: ProviderRequest) -> BridgeStream | None:
+        """The stream events of one model call sending ``request``, or ``None`` when no
+        stream event is heard (nothing to translate)."""
+        if _STREAM_EVENTS.isdisjoint(self.bus.listened):
+            return None
+        return BridgeStream(self, request)
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count ``usage`` (a model call the hook layer did not see) in the run's total."""
+        self.usage = self.usage + usage
+
+    # --- between turns -------------------------------------------------------------------
+
+    @property
+    def between_turns_heard(self) -> bool:
+        """Whether ``prepare_next_turn`` or ``should_stop`` has a listener (else a bridge
+        need not build the transcript ``between_turns`` reports)."""
+        return not _BETWEEN_TURNS.isdisjoint(self.bus.listened)
+
+    async def between_turns(
+        self,
+        *,
+        message: ChatMessage | None,
+        tool_messages: Sequence[ChatMessage] = (),
+        new_messages: Sequence[ChatMessage] = (),
+        messages: Sequence[ChatMessage] = (),
+        provider: Any = None,
+        model: str = "",
+        thinking: str | None = None,
+    ) -> NextTurn:
+        """``prepare_next_turn`` then ``should_stop`` after a turn's tool results, with the
+        fields of our runtime's turn loop: ``message`` (the turn's assistant message), its
+        ``tool_messages``, the run's ``new_messages``, the working ``messages``, and the
+        ``provider`` / ``model`` / ``thinking`` the next request would use. A return the
+        bridge does not honour raises ``UnsupportedReturnError``."""
+        return await between_turns(
+            self,
+            message=message,
+            tool_messages=tool_messages,
+            new_messages=new_messages,
+            messages=messages,
+            provider=provider,
+            model=model,
+            thinking=thinking,
+        )
 
     # --- the start of a run --------------------------------------------------------------
 
@@ -205,6 +288,8 @@ class BridgeRun:
         middleware: the response the framework goes on with, or the ``Deny`` that ends the
         run. The error of a call nothing recovered is raised unchanged."""
         bus = self.bus
+        if self.closed:
+            raise RunEnded(f"run {self.run_id} ended; its model is not called again")
         stack = bus.stacks.get("provider")
         if not stack and _MODEL_EVENTS.isdisjoint(bus.listened):
             response = await call(request)
@@ -242,6 +327,8 @@ class BridgeRun:
         ``None``. The outcome's ``asked`` is set when the call waits for a human."""
         bus = self.bus
         stack = bus.stacks.get("tool")
+        if self.closed:
+            raise RunEnded(f"run {self.run_id} ended; tool call {call.id} does not run")
         if not stack and _TOOL_EVENTS.isdisjoint(bus.listened):
             self.tool_calls += 1
             return await settle(call, invoke, call.arguments)
@@ -257,6 +344,8 @@ class BridgeRun:
         )
 
         def body(ctx: PreToolCallContext) -> Awaitable[Any]:
+            if self.closed:  # the run ended while its hooks ran: the body never starts
+                raise RunEnded(f"run {self.run_id} ended; tool call {call.id} does not run")
             return invoke(ctx.call.arguments)
 
         inner = stack.compose(body) if stack else body
@@ -320,75 +409,157 @@ class BridgeRun:
 
     # --- the end of a run ----------------------------------------------------------------
 
-    def denied_response(self, deny: Deny, messages: Sequence[ChatMessage] = ()) -> AgentResponse:
-        """The answer of a run a hook denied: the reason as its content."""
+    @property
+    def iterations(self) -> int:
+        """The turns the run started so far."""
+        return 0 if self.iteration is None else self.iteration + 1
+
+    def answer(
+        self,
+        content: str | None,
+        finish_reason: FinishReason = "stop",
+        *,
+        output: Any = None,
+        messages: Sequence[ChatMessage] = (),
+        pending: Sequence[PendingCall] = (),
+    ) -> AgentResponse:
+        """The run's answer as the caller gets it: ``content`` with the run's usage, turns
+        and agent."""
         return AgentResponse(
-            content=deny.text(),
-            finish_reason="denied",
+            content=content,
+            finish_reason=finish_reason,
             messages=list(messages),
             usage=self.usage,
-            iterations=(self.iteration or 0) + (self.iteration is not None),
+            iterations=self.iterations,
             agent=self.agent,
+            output=output,
+            pending=list(pending),
         )
 
+    def denied_response(self, deny: Deny, messages: Sequence[ChatMessage] = ()) -> AgentResponse:
+        """The answer of a run a hook denied: the reason as its content."""
+        return self.answer(deny.text(), "denied", messages=messages)
+
+    def stopped_response(self, content: str | None, output: Any = None) -> AgentResponse:
+        """The answer of a run ``should_stop`` ended between turns: the last assistant text
+        (``finish_reason="stopped"``), as on our runtime."""
+        return self.answer(content, "stopped", output=output)
+
     async def done(self, response: AgentResponse) -> None:
-        """The run completed: ``on_chat_done``, then ``on_chat_end`` (once per run)."""
-        if await self._ending("on_chat_done"):
-            try:
-                await self.fire("on_chat_done", ChatDoneContext, response=response)
-            finally:  # on_chat_end comes whatever the terminal event's handlers raised
-                await self._end(response=response)
+        """The run completed: ``on_chat_done``, then ``on_chat_end`` (once per run). A
+        handler of the open turn's ``on_loop_end`` that raises makes it ``on_chat_error``
+        (a cancellation there: ``on_chat_abort``), and the error goes on to the caller."""
+        await self._close("on_chat_done", response=response)
 
     async def paused(self, response: AgentResponse) -> None:
         """The run waits for a human: ``on_chat_paused`` (its handlers keep their per-run
         state in ``state``: ``carry()`` has it afterwards), then ``on_chat_end``."""
-        if await self._ending("on_chat_paused"):
-            try:
-                ctx = await self.fire(
-                    "on_chat_paused", ChatPausedContext, response=response, state=self.state
-                )
-                if isinstance(ctx, ChatPausedContext):
-                    self.state = ctx.state
-            finally:  # on_chat_end comes whatever the terminal event's handlers raised
-                await self._end(response=response)
+        await self._close("on_chat_paused", response=response)
 
     async def error(self, exc: BaseException) -> None:
         """The run failed with ``exc``: ``on_stop`` first for a ``StopRun``, then
         ``on_chat_error``, then ``on_chat_end``."""
-        if await self._ending("on_chat_error"):
-            try:
-                if isinstance(exc, StopRun):  # a hook stopped the run: on_stop says why
-                    await self.fire("on_stop", StopContext, reason=exc.reason)
-                await self.fire("on_chat_error", ChatErrorContext, error=exc)
-            finally:  # on_chat_end comes whatever the terminal event's handlers raised
-                await self._end(error=exc)
+        await self._close("on_chat_error", error=exc)
 
     async def abort(self, reason: Any = "cancelled") -> None:
         """The run was cancelled: ``on_chat_abort``, then ``on_chat_end``."""
-        if await self._ending("on_chat_abort"):
-            try:
-                await self.fire("on_chat_abort", ChatAbortContext, reason=reason)
-            finally:  # on_chat_end comes whatever the terminal event's handlers raised
-                await self._end()
+        await self._close("on_chat_abort", reason=reason)
 
-    async def _ending(self, terminal: str) -> bool:
-        if self.ended is not None:
-            return False
-        self.ended = terminal
-        if self._turn_open:
-            await self.loop_end()
-        return True
-
-    async def _end(
-        self, response: AgentResponse | None = None, error: BaseException | None = None
+    async def _close(
+        self,
+        terminal: str,
+        *,
+        response: AgentResponse | None = None,
+        error: BaseException | None = None,
+        reason: Any = None,
     ) -> None:
-        await self.fire(
-            "on_chat_end",
-            ChatEndContext,
-            response=response,
-            error=error,
-            duration=time.perf_counter() - self._started,
-        )
+        if self.ended is not None:
+            return
+        raised: BaseException | None = None
+        if terminal in ("on_chat_done", "on_chat_paused") and cancel_requested():
+            # the caller cancelled before the answer reached it: it gets the cancellation,
+            # so the run ends aborted, not with an answer nobody receives
+            terminal, reason, response = "on_chat_abort", "cancelled", None
+            raised = asyncio.CancelledError()
+        self.ended = terminal
+        if terminal == "on_chat_abort":
+            self._tear_down()
+        if self._turn_open:
+            try:
+                await self.loop_end()
+            except BaseException as exc:  # a handler raised, or a cancellation landed there
+                raised = raised or exc
+                if terminal in ("on_chat_done", "on_chat_paused"):
+                    # the run did not end as it was about to: it failed or was cancelled
+                    response = None
+                    if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+                        terminal, reason = "on_chat_abort", "cancelled"
+                        self._tear_down()
+                    else:
+                        terminal, error = "on_chat_error", exc
+                    self.ended = terminal
+        try:
+            if terminal == "on_chat_error" and isinstance(error, StopRun):
+                await self._fire_end("on_stop", StopContext, reason=error.reason)
+            if terminal == "on_chat_done":
+                await self._fire_end("on_chat_done", ChatDoneContext, response=response)
+            elif terminal == "on_chat_paused":
+                paused = await self._fire_end(
+                    "on_chat_paused", ChatPausedContext, response=response, state=self.state
+                )
+                if isinstance(paused, ChatPausedContext):
+                    self.state = paused.state
+            elif terminal == "on_chat_error":
+                await self._fire_end("on_chat_error", ChatErrorContext, error=error)
+            else:
+                await self._fire_end("on_chat_abort", ChatAbortContext, reason=reason)
+        except BaseException as exc:  # on_chat_end comes whatever the terminal handlers raised
+            raised = raised or exc
+        finally:
+            try:
+                await self._fire_end(
+                    "on_chat_end",
+                    ChatEndContext,
+                    response=response,
+                    error=error,
+                    duration=time.perf_counter() - self._started,
+                )
+            finally:
+                self.closed = True
+                self.serial.close()
+        if raised is not None:
+            raise raised
+
+    def _tear_down(self) -> None:
+        """The run is cancelled: a handler of it running in a task of its own (a framework's
+        tool task holding the run's lock) is cancelled too, and the end does not wait for
+        it: the caller gets the cancellation when it asked, not when the handler returns."""
+        self._teardown = True
+        holder = self.serial.held_elsewhere()
+        if holder is not None:
+            holder.cancel()
+
+    async def _fire_end(self, event: str, cls: type[C], /, **values: Any) -> C | None:
+        """An end event: under the run's lock, unless a handler of the run holds it in a task
+        of its own (a cancelled run's tool task): the end does not wait for it. The context
+        its handlers saw, or ``None`` when nobody listens."""
+        if event not in self.bus.listened:
+            return None
+        ctx = cls(**self.base(), **values)
+        if self._teardown and self.serial.held_elsewhere() is not None:
+            await self.bus.dispatch(event, ctx)
+            return ctx
+        async with self.serial:
+            await self.bus.dispatch(event, ctx)
+        return ctx
+
+    def detach(self) -> None:
+        """Stop being this context's current run. ``async with`` does it at the end of the
+        block; a framework that closes a run's generator from elsewhere (Strands leaves it
+        to the garbage collector) calls this from the caller's context when the run ends."""
+        token, self._token = self._token, None
+        if token is not None:
+            current.leave_run(token)
 
     # --- pause and resume (pausing.py) --------------------------------------------------
 
@@ -429,6 +600,7 @@ class BridgeRun:
         )
 
     async def __aenter__(self) -> BridgeRun:
+        self._token = current.enter_run(self)
         return self
 
     async def __aexit__(
@@ -437,14 +609,25 @@ class BridgeRun:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self.ended is not None:
-            return
-        if exc is None:
-            await self.error(BridgeError(f"run {self.run_id} ended without an answer"))
-        elif isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
-            await asyncio.shield(self.abort("cancelled"))
-        else:
-            await self.error(exc)
+        try:
+            if self.ended is not None:
+                return
+            if exc is None:
+                await self.error(BridgeError(f"run {self.run_id} ended without an answer"))
+            elif isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+                await asyncio.shield(self.abort("cancelled"))
+            else:
+                await self.error(exc)
+        finally:
+            self.detach()
 
 
-__all__ = ["BridgeError", "BridgeRun", "FrameworkModel", "ModelCall", "ToolInvoke"]
+__all__ = [
+    "BridgeError",
+    "BridgeRun",
+    "FrameworkModel",
+    "ModelCall",
+    "NextTurn",
+    "RunEnded",
+    "ToolInvoke",
+]

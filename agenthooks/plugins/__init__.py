@@ -43,6 +43,7 @@ from .loader import (
     load_entry_point_plugins,
 )
 from .methods import hook, looks_like_event, plugin_name
+from .needs import MissingEventError, Need, needs_of
 from .settings import CommaList, PluginOptionError, PluginSettings
 
 __all__ = [
@@ -54,6 +55,8 @@ __all__ = [
     "Decision",
     "ExportRedaction",
     "LoopClients",
+    "MissingEventError",
+    "Need",
     "PluginConflictError",
     "PluginError",
     "PluginInfo",
@@ -65,6 +68,7 @@ __all__ = [
     "install",
     "load_entry_point_plugins",
     "looks_like_event",
+    "needs_of",
     "plugin_name",
     "serialize_result",
 ]

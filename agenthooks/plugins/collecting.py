@@ -23,12 +23,17 @@ class Collecting:
     def __init__(self, bus: HookBus) -> None:
         self._bus = bus
         self.disposers: list[Callable[[], None]] = []
+        self.handlers: list[tuple[str, Any]] = []
+        """Each ``(event, handler)`` the plugin registered: a host that cannot fire an event
+        tells the plugin's handlers (governed by its declared needs) from a user's."""
 
     def on(self, event: str, handler: Any = None, **options: Any) -> Any:
-        return self._keep(self._bus.on(event, handler, **options), event, "on", options)
+        return self._keep(self._bus.on(event, handler, **options), event, "on", options, handler)
 
     def once(self, event: str, handler: Any = None, **options: Any) -> Any:
-        return self._keep(self._bus.once(event, handler, **options), event, "once", options)
+        return self._keep(
+            self._bus.once(event, handler, **options), event, "once", options, handler
+        )
 
     def use(self, item: Any) -> Disposer:
         dispose = self._bus.use(item)
@@ -44,9 +49,12 @@ class Collecting:
         """The bus the plugin is being installed on."""
         return self._bus
 
-    def _keep(self, result: Any, event: str, how: str, options: dict[str, Any]) -> Any:
+    def _keep(
+        self, result: Any, event: str, how: str, options: dict[str, Any], handler: Any = None
+    ) -> Any:
         if isinstance(result, Disposer):
             self.disposers.append(result)
+            self.handlers.append((event, handler))
             return result
 
         def decorate(fn: Any) -> Any:  # decorator form: register through the disposer path

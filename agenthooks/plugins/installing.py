@@ -26,6 +26,8 @@ class PluginInfo:
     distribution: str | None
     plugin: Any
     dispose: Disposer | None = field(default=None, repr=False)
+    handlers: list[tuple[str, Any]] = field(default_factory=list, repr=False)
+    """Each ``(event, handler)`` the plugin registered."""
 
 
 def install(bus: HookBus, plugin: Any) -> Disposer:
@@ -64,7 +66,7 @@ def install(bus: HookBus, plugin: Any) -> Disposer:
         raise
     if callable(extra):
         collecting.disposers.append(extra)
-    info = PluginInfo(name, _version(plugin), None, plugin)
+    info = PluginInfo(name, _version(plugin), None, plugin, handlers=collecting.handlers)
     teardown = getattr(plugin, "teardown", None)
 
     def remove() -> None:

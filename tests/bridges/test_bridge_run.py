@@ -56,6 +56,7 @@ EVERYTHING = Capabilities(
             "on_chat_abort",
             "on_chat_paused",
             "on_chat_end",
+            "on_stream_chunk",
         }
     ),
     honours={

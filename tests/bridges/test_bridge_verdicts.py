@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agenthooks.bridges import Capabilities, UnsupportedReturnError, capability_table
+from agenthooks import HookBus
+from agenthooks.bridges import BridgeRun, Capabilities, UnsupportedReturnError, capability_table
 from agenthooks.bridges.capabilities import VERDICT, returns
 from agenthooks.errors import ConfigError
 
@@ -53,3 +54,26 @@ def test_a_bridge_that_does_not_carry_out_true_lists_it_and_raises_for_it() -> N
 def test_true_is_no_return_of_an_observer() -> None:
     with pytest.raises(ConfigError, match="'on_loop_end' handlers cannot return \\['true'\\]"):
         declaration({"on_loop_end": frozenset({"true"})})
+
+
+async def test_a_true_a_bridge_cannot_carry_out_is_its_typed_error_between_turns() -> None:
+    bus = HookBus()
+    bus.on("should_stop", lambda ctx: True)
+    run = BridgeRun(bus, declaration({}), agent="toy")
+
+    with pytest.raises(UnsupportedReturnError) as raised:
+        await run.between_turns(message=None, model="m")
+
+    assert "the toy loop cannot end between turns" in str(raised.value)
+
+
+async def test_a_true_a_bridge_carries_out_stops_the_run_between_turns() -> None:
+    bus = HookBus()
+    answers = iter([None, True])
+    bus.on("should_stop", lambda ctx: next(answers))
+    run = BridgeRun(bus, declaration({"should_stop": frozenset({"true"})}), agent="toy")
+
+    first = await run.between_turns(message=None, model="m")
+    second = await run.between_turns(message=None, model="m")
+
+    assert (first.stop, second.stop) == (False, True)

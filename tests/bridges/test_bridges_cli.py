@@ -66,6 +66,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "should_stop": ["true"],
         },
         "gaps": [
+            "on_chat_abort",
             "on_stream_chunk",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
@@ -137,6 +138,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
             "on_stream_chunk",
             "on_tool_call_error.terminate",
             "on_tool_call_result.terminate",
+            "post_agent.response",
             "pre_agent.response",
             "pre_handoff",
             "pre_request.request",

@@ -11,6 +11,7 @@ from agents import Agent, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from agenthooks import HookBus
+from agenthooks.bridges import everywhere
 from agenthooks.events import CATALOG
 
 set_tracing_disabled(True)  # no exporter: nothing leaves the process
@@ -65,7 +66,7 @@ class Recorder:
             self.seen.append((name, ctx))
 
         record.__name__ = f"record_{name}"
-        return record
+        return everywhere(record)
 
     @property
     def names(self) -> list[str]:

@@ -34,9 +34,9 @@ AFTER_BATCH = [
     "transform_context",
     "pre_request",
     "on_response",
+    "on_loop_end",  # the answer's turn ends before post_agent, as on our runtime
     "post_agent",
     "on_message",
-    "on_loop_end",
     "on_chat_done",
     "on_chat_end",
 ]

@@ -27,9 +27,8 @@ Each ADK invocation is one agenthooks run (its ``run_id`` is ADK's invocation id
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,16 +50,21 @@ from google.adk.tools.transfer_to_agent_tool import TransferToAgentTool
 from google.genai import types
 
 from agenthooks import Approve, Ask, Deny, HookBus
-from agenthooks.bridges import PAUSED_RUNS, BridgeRun, BridgeTool, ToolOutcome
+from agenthooks.bridges import (
+    PAUSED_RUNS,
+    BridgeRun,
+    BridgeStream,
+    BridgeTool,
+    ToolOutcome,
+    cancel_requested,
+    enter_run,
+    leave_run,
+)
 from agenthooks.errors import ToolValidationError
 from agenthooks.events import (
     GROUPS,
     OnHandoffContext,
     PreHandoffContext,
-    StreamChunkContext,
-    StreamEndContext,
-    StreamErrorContext,
-    StreamStartContext,
     SubagentStartContext,
     SubagentStopContext,
 )
@@ -100,8 +104,11 @@ CONFIRMATION = "adk_request_confirmation"
 WAITING = "This tool call requires confirmation, please approve or reject."
 """What ADK stores as a paused call's response until it is answered (ADK's own words)."""
 REJECTED = "This tool call is rejected."
-_PARENT: ContextVar[str | None] = ContextVar("agenthooks_adk_parent_run", default=None)
-"""The run whose ``AgentTool`` call is running (the parent of the sub-agent's run)."""
+
+
+class HandlerCancelled(Exception):
+    """A handler raised ``CancelledError`` inside an ADK callback: the run ends cancelled
+    (``on_chat_abort``) and the caller gets this (ADK wraps it), chained from the error."""
 
 
 @dataclass
@@ -111,12 +118,6 @@ class _ModelCall:
     llm_request: LlmRequest
     agent: str
     read: ProviderResponse | None = None
-
-
-@dataclass
-class _Stream:
-    request: ProviderRequest
-    accumulated: str = ""
 
 
 @dataclass
@@ -146,10 +147,14 @@ class _Run:
     """Calls the hook layer answered in ``before_tool_callback`` (ADK still runs its
     after-tool callbacks for them)."""
     rejected: dict[str, str] = field(default_factory=dict)
-    streams: dict[asyncio.Task[Any] | None, _Stream] = field(default_factory=dict)
+    streams: dict[asyncio.Task[Any] | None, BridgeStream] = field(default_factory=dict)
     delegations: dict[str, tuple[float, str, Any]] = field(default_factory=dict)
     """Handoffs and sub-agent calls in flight: when, to which agent, the parent token."""
     watched: bool = False
+    tasks: dict[asyncio.Task[Any], Callable[[asyncio.Task[Any]], None]] = field(
+        default_factory=dict
+    )
+    """The tasks watched for a cancellation (``_watch``)."""
 
 
 class AgentHooksPlugin(BasePlugin):
@@ -185,7 +190,6 @@ class AgentHooksPlugin(BasePlugin):
                 agent=agent,
                 run_id=ic.invocation_id,
                 session_id=ic.session.id,
-                parent_run_id=_PARENT.get(),
             )
             state = self._runs[ic.invocation_id] = _Run(run, ic)
         return state
@@ -198,38 +202,58 @@ class AgentHooksPlugin(BasePlugin):
 
     async def _fail(self, state: _Run, exc: BaseException) -> None:
         """A failure of ours (a handler's, a typed denial) ends the run with it, before ADK
-        wraps it in its RuntimeError."""
+        wraps it in its RuntimeError; the caller re-raises it. A ``CancelledError`` a handler
+        raised ends the run cancelled and crosses ADK as ``HandlerCancelled`` (raised here,
+        chained from it): ADK would end the run quietly, with no answer and no error.
+
+        Raises:
+            HandlerCancelled: A handler raised ``CancelledError``.
+        """
         if isinstance(exc, asyncio.CancelledError):
-            if not state.watched:  # cancelled before any agent ran: nothing else will see it
+            if not cancel_requested():
                 self._runs.pop(state.run.run_id, None)
                 await asyncio.shield(state.run.abort("cancelled"))
+                raise HandlerCancelled("a handler raised CancelledError") from exc
+            # the caller's cancellation landed in a callback of ours: the run ends now
+            self._runs.pop(state.run.run_id, None)
+            self._unwatch(state)
+            await asyncio.shield(state.run.abort("cancelled"))
             return
         self._runs.pop(state.run.run_id, None)
         await asyncio.shield(state.run.error(exc))
 
     def _watch(self, state: _Run) -> None:
-        """ADK calls no callback for a cancelled run: watch the task running its agents."""
-        if state.watched:
-            return
+        """ADK calls no callback for a cancelled run: watch the tasks running it (the
+        caller's, which reads the run's events, and the one running its agents), so a
+        cancellation wherever it lands (after the final answer too) ends the run."""
         task = asyncio.current_task()
-        if task is None:
+        if task is None or task in state.tasks:
             return
         state.watched = True
 
         def ended(task: asyncio.Task[Any]) -> None:
+            state.tasks.pop(task, None)
             for call in state.models.values():
                 call.pending.handoff.drop()
             for tool in state.tools.values():
                 tool.pending.handoff.drop()
             if not task.cancelled() or state.run.ended is not None:
                 return
-            if state.invocation.is_aborted:
-                return  # ADK's abort signal: after_run_callback follows
+            if state.invocation.is_aborted and any(not t.done() for t in state.tasks):
+                return  # ADK's abort signal: after_run_callback follows, from a task still on
             ending = task.get_loop().create_task(self._abort(state, "cancelled"))
             self._endings.add(ending)
             ending.add_done_callback(self._endings.discard)
 
+        state.tasks[task] = ended
         task.add_done_callback(ended)
+
+    def _unwatch(self, state: _Run) -> None:
+        """The run ended: its tasks are no longer watched (a caller's long-lived task keeps no
+        callback per run it ever made)."""
+        for task, ended in state.tasks.items():
+            task.remove_done_callback(ended)
+        state.tasks.clear()
 
     async def _abort(self, state: _Run, reason: str) -> None:
         try:
@@ -247,6 +271,7 @@ class AgentHooksPlugin(BasePlugin):
         if state is None:
             return None
         run = state.run
+        self._watch(state)  # the caller's task: a cancellation after the answer ends the run
         try:
             answers = [
                 p.function_response
@@ -383,9 +408,13 @@ class AgentHooksPlugin(BasePlugin):
         A streamed chunk (``StreamingMode.SSE``) passes through: ``on_stream_start`` /
         ``on_stream_chunk``, then ``on_stream_end`` with the complete response."""
         if llm_response.partial:
+            # a guard on the answer (a redaction) gates the text: the caller reads the
+            # complete response as the hooks left it, never the text the model streamed
+            gated = bool(self.bus.guards("post_agent") or self.bus.guards("on_response"))
             if _STREAM_EVENTS.isdisjoint(self.bus.listened):
-                return None  # the complete response follows
-            return await self._chunk(callback_context, llm_response)
+                return _withheld(llm_response) if gated else None
+            heard = await self._chunk(callback_context, llm_response)
+            return _withheld(llm_response) if gated else heard
         state = self._of(callback_context)
         if state is None:
             return None
@@ -395,7 +424,7 @@ class AgentHooksPlugin(BasePlugin):
             call = state.models.pop(asyncio.current_task(), None)
             if call is None:
                 if llm_response.usage_metadata is not None:
-                    state.run.usage = state.run.usage + usage_of(llm_response.usage_metadata)
+                    state.run.add_usage(usage_of(llm_response.usage_metadata))
                 await self._assistant(state, llm_response)
                 return None
             call.read = read_response(llm_response)
@@ -439,11 +468,6 @@ class AgentHooksPlugin(BasePlugin):
 
     # --- streamed responses -----------------------------------------------------------------
 
-    async def _hear(self, state: _Run, event: str, cls: type[Any], **values: Any) -> None:
-        """Fire a stream event through the run (the hook layer's model call does not hold
-        the run's lock, so the events of a call in flight fire as any event)."""
-        await state.run.fire(event, cls, **values)
-
     async def _chunk(
         self, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
@@ -456,19 +480,12 @@ class AgentHooksPlugin(BasePlugin):
             if stream is None:
                 call = state.models.get(task)
                 request = call.view.request if call is not None else ProviderRequest()
-                stream = state.streams[task] = _Stream(request)
-                await self._hear(state, "on_stream_start", StreamStartContext, request=request)
-            delta = text_of(llm_response.content) or ""
-            if delta:
-                stream.accumulated += delta
-                await self._hear(
-                    state,
-                    "on_stream_chunk",
-                    StreamChunkContext,
-                    request=stream.request,
-                    delta=delta,
-                    accumulated=stream.accumulated,
-                )
+                stream = state.run.stream(request)
+                if stream is None:
+                    return None
+                state.streams[task] = stream
+                await stream.start()
+            await stream.chunk(text_of(llm_response.content) or "")
             return None
         except BaseException as exc:
             await self._fail(state, exc)
@@ -481,24 +498,10 @@ class AgentHooksPlugin(BasePlugin):
         if stream is None:
             return
         if error is not None:
-            await self._hear(
-                state,
-                "on_stream_error",
-                StreamErrorContext,
-                request=stream.request,
-                accumulated=stream.accumulated,
-                error=error,
-            )
+            await stream.error(error)
             return
         assert llm_response is not None
-        await self._hear(
-            state,
-            "on_stream_end",
-            StreamEndContext,
-            request=stream.request,
-            accumulated=stream.accumulated,
-            response=read_response(llm_response),
-        )
+        await stream.end(read_response(llm_response))
 
     async def _model_answer(
         self, state: _Run, got: ProviderResponse | Deny, call: _ModelCall | None
@@ -679,8 +682,9 @@ class AgentHooksPlugin(BasePlugin):
         try:
             call.pending.handoff.fail(error)
             outcome = await finish(call.pending)
-            if outcome.is_error and outcome.error is error:
-                return None
+            if outcome.is_error and outcome.error is error and not outcome.terminate:
+                return None  # ADK raises it, as without the bridge
+            # recovered, reworded, or the run ends after the batch ({"terminate": True})
             return await self._tool_answer(state, outcome, tool_context, None)
         except BaseException as exc:
             await self._fail(state, exc)
@@ -728,7 +732,7 @@ class AgentHooksPlugin(BasePlugin):
             return
         call_id = tool_context.function_call_id or ""
         # the sub-agent runs on a Runner of its own, in this task: its run's parent is ours
-        token = _PARENT.set(state.run.run_id)
+        token = enter_run(state.run)
         state.delegations[call_id] = (time.perf_counter(), tool.agent.name, token)
         task = tool_args.get("request", "")
         try:
@@ -756,8 +760,7 @@ class AgentHooksPlugin(BasePlugin):
             return
         started, to_agent, token = delegation
         if token is not None:
-            with contextlib.suppress(ValueError):  # set in another context: it ends with it
-                _PARENT.reset(token)
+            leave_run(token)  # set in another context: it ends with it
         run = state.run
         try:
             if isinstance(tool, TransferToAgentTool):
@@ -868,12 +871,7 @@ class AgentHooksPlugin(BasePlugin):
             return None
         if event.get_function_calls() or event.get_function_responses():
             if state.terminated:
-                state.final = AgentResponse(
-                    finish_reason="terminated",
-                    usage=run.usage,
-                    iterations=_iterations(run),
-                    agent=run.agent,
-                )
+                state.final = run.answer(None, "terminated")
             return None  # a pause (a confirmation asked) or a long-running call
         try:
             await run.loop_end()
@@ -882,10 +880,7 @@ class AgentHooksPlugin(BasePlugin):
                 # the answer is built once, at the end
                 state.answer, state.answered_run = text, True
                 return None
-            answer = AgentResponse(
-                content=text, usage=run.usage, iterations=_iterations(run), agent=run.agent
-            )
-            got = await run.post_agent(answer, input=state.input)
+            got = await run.post_agent(run.answer(text), input=state.input)
             final = run.denied_response(got) if isinstance(got, Deny) else got
             state.final = final
             if run.listened("on_message"):
@@ -904,29 +899,19 @@ class AgentHooksPlugin(BasePlugin):
         state = self._runs.pop(invocation_context.invocation_id, None)
         if state is None:
             return
+        self._unwatch(state)
         run = state.run
         if invocation_context.is_aborted:
             await run.abort("aborted")
         elif state.paused:
             try:
-                await run.paused(
-                    AgentResponse(
-                        finish_reason="paused",
-                        usage=run.usage,
-                        iterations=_iterations(run),
-                        agent=run.agent,
-                        pending=list(state.paused),
-                    )
-                )
+                await run.paused(run.answer(None, "paused", pending=state.paused))
             finally:  # the confirmation resumes the invocation: its counts wait for it there
                 PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(state.paused))
         elif state.final is not None:
             await run.done(state.final)
         elif state.answered_run:
-            final = AgentResponse(
-                content=state.answer, usage=run.usage, iterations=_iterations(run), agent=run.agent
-            )
-            await run.done(final)
+            await run.done(run.answer(state.answer))
         else:
             # ADK ends a run whose caller stopped reading its events (an early close) the
             # way it ends a completed one
@@ -938,6 +923,7 @@ class AgentHooksPlugin(BasePlugin):
         """The invocation failed: ``on_chat_error`` with the exception ADK raises."""
         state = self._runs.pop(invocation_context.invocation_id, None)
         if state is not None:
+            self._unwatch(state)
             await state.run.error(error)
 
 
@@ -957,8 +943,13 @@ async def _call_model(
     return read_response(last)
 
 
-def _iterations(run: BridgeRun) -> int:
-    return 0 if run.iteration is None else run.iteration + 1
+def _withheld(chunk: LlmResponse) -> LlmResponse:
+    """A streamed chunk with its text taken out (what a gated stream passes on)."""
+    content = chunk.content
+    if content is None or not any(p.text for p in content.parts or ()):
+        return chunk
+    parts = [p for p in content.parts or () if not p.text]
+    return chunk.model_copy(update={"content": content.model_copy(update={"parts": parts})})
 
 
 def _rejection(confirmation: ToolConfirmation) -> str:

@@ -7,7 +7,7 @@ fail closed):
   ``on_tool_call_error``;
 - ``requests``: the content of every message of ``pre_request``;
 - ``responses``: the content and the provider's raw payload of ``on_response``, and the final
-  answer in ``post_agent``. A ``post_agent`` guard makes ``chat_stream()`` gated, so the caller
+  answer in ``post_agent`` (its text and its structured output). A ``post_agent`` guard makes ``chat_stream()`` gated, so the caller
   gets the redacted answer, never the raw text deltas.
 
 What leaves the process through exporters (logs, spans, recordings) is redacted by the
@@ -17,6 +17,10 @@ exporters themselves (``agenthooks.redaction``), with every pattern, whatever th
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from agenthooks import Deny
 
 if TYPE_CHECKING:
     from agenthooks import HookBus
@@ -97,15 +101,29 @@ class RedactionHooks:
                 update["raw"] = raw
         return {"response": response.model_copy(update=update)} if update else None
 
-    def answer(self, ctx: PostAgentContext) -> dict[str, Any] | None:
-        """Redact the run's final answer before the caller gets it; ``None`` if nothing matched."""
+    def answer(self, ctx: PostAgentContext) -> dict[str, Any] | Deny | None:
+        """Redact the run's final answer (its text and its structured output) before the
+        caller gets it; ``None`` if nothing matched. A structured output whose type cannot
+        hold the redacted values is withheld (``Deny``), never handed back unredacted."""
         response = ctx.response
-        if not response.content:
-            return None
-        content = self.redactor.redact(response.content)
-        if content == response.content:
-            return None
-        return {"response": response.model_copy(update={"content": content})}
+        update: dict[str, Any] = {}
+        if response.content:
+            content = self.redactor.redact(response.content)
+            if content != response.content:
+                update["content"] = content
+        if response.output is not None:  # a structured answer carries the text too
+            output = self.redactor.redact_value(response.output)
+            if output is not response.output:
+                if isinstance(response.output, BaseModel):
+                    try:  # the caller gets the type it asked for, its values redacted
+                        output = type(response.output).model_validate(output)
+                    except ValidationError:
+                        return Deny(
+                            f"the answer's {type(response.output).__name__} holds text the "
+                            "policy redacts and cannot hold it redacted"
+                        )
+                update["output"] = output
+        return {"response": response.model_copy(update=update)} if update else None
 
 
 __all__ = ["RedactionHooks"]

@@ -15,7 +15,7 @@ import structlog
 
 from agenthooks import Ask, Deny, ToolCall
 from agenthooks.errors import ConfigError, ToolValidationError
-from agenthooks.plugins import PluginError
+from agenthooks.plugins import Need, PluginError
 
 from .conditions import plain
 from .config import load_policy, parse_policy, policy_from_env
@@ -110,6 +110,14 @@ class Guard:
         return f"Guard({state})"
 
     # installation ---------------------------------------------------------------------------
+
+    def needs(self) -> list[Need]:
+        """The events this policy's promises rest on: redacting answers needs ``post_agent``
+        (every answer the caller gets passes it) and ``on_response``."""
+        redactor = self.policy.redact if self.config_error is None else None
+        if redactor is None or "responses" not in redactor.targets:
+            return []
+        return [Need("redact", {"on_response", "post_agent"}, "redacts every answer")]
 
     def setup(self, bus: HookBus) -> None:
         """Register the guards this policy needs (nothing for an empty policy)."""

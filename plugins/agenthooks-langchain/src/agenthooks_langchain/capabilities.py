@@ -46,6 +46,11 @@ CAPABILITIES = bridge_capabilities(
             "create_agent ends a run after a tool only for a tool declared return_direct"
         ),
         "pre_handoff": "create_agent has no handoffs",
+        "on_chat_abort": (
+            "LangGraph raises a CancelledError a handler raised inside a node as its "
+            "NodeCancelledError, chained from it: the run ends with on_chat_abort and the "
+            "caller gets LangGraph's exception"
+        ),
         "on_stream_chunk": (
             "a middleware sees the model's whole answer; LangChain streams tokens to "
             "astream(stream_mode='messages') through its callbacks, around the middleware"

@@ -47,8 +47,6 @@ from agenthooks.errors import ToolValidationError, UnsupportedReturnError
 from agenthooks.events import (
     GROUPS,
     PreAgentContext,
-    PrepareNextTurnContext,
-    ShouldStopContext,
     TransformContextContext,
 )
 from agenthooks.messages import (
@@ -86,7 +84,6 @@ PAUSE_KEY = "langchain"
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
-_BETWEEN_TURNS = frozenset({"prepare_next_turn", "should_stop"})
 _ENDING_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _FIXED_REQUEST_FIELDS = ("model", "temperature", "reasoning_effort", "response_format")
 _DELEGATING: ContextVar[Delegation | None] = ContextVar("agenthooks_langchain_tool", default=None)
@@ -205,9 +202,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         bus = self.bus
         if bridge.iteration is not None:  # a turn with tool calls ended: the next one begins
             await bridge.loop_end()
-            if not _BETWEEN_TURNS.isdisjoint(bus.listened) and await self._between_turns(
-                run, request
-            ):
+            if bridge.between_turns_heard and await self._between_turns(run, request):
                 await self._finish(run, request.messages, None, "stopped")
                 update["jump_to"] = "end"
                 return _with_update(ModelResponse(result=[]), update)
@@ -261,7 +256,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             answer = await handler(request)  # nobody listens: nothing to translate
             ai = _ai_of(answer)
             if ai is not None and ai.usage_metadata:
-                bridge.usage = bridge.usage + usage_in(ai)
+                bridge.add_usage(usage_in(ai))
             return answer
         asked = request_in(
             request.messages,
@@ -321,7 +316,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 else []
             ),
             usage=bridge.usage,
-            iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
+            iterations=bridge.iterations,
             agent=bridge.agent,
             output=answer.structured_response if answer is not None else None,
         )
@@ -359,26 +354,14 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             (i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"),
             None,
         )
-        model = model_name(request.model)
-        fields: dict[str, Any] = {
-            "message": messages[at] if at is not None else None,
-            "tool_messages": messages[at + 1 :] if at is not None else [],
-            "new_messages": messages[run.start :],
-            "messages": messages,
-            "provider": None,
-            "model": model,
-            "thinking": None,
-        }
-        bridge = run.bridge
-        got = await bridge.fire("prepare_next_turn", PrepareNextTurnContext, **fields)
-        if isinstance(got, PrepareNextTurnContext):
-            for key, before in (("model", model), ("provider", None), ("thinking", None)):
-                if getattr(got, key) != before:
-                    CAPABILITIES.require("prepare_next_turn", key)
-            if got.messages != messages:
-                CAPABILITIES.require("prepare_next_turn", "messages")
-        verdict: object = await bridge.fire("should_stop", ShouldStopContext, **fields)
-        return verdict is True  # the predicate's answer, which fire hands back as it is
+        turn = await run.bridge.between_turns(
+            message=messages[at] if at is not None else None,
+            tool_messages=messages[at + 1 :] if at is not None else [],
+            new_messages=messages[run.start :],
+            messages=messages,
+            model=model_name(request.model),
+        )
+        return turn.stop
 
     # --- tool calls ----------------------------------------------------------------------------
 
@@ -682,7 +665,11 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             bridge = run.bridge
             if bridge.ended is not None:
                 return
-            if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)):
+            if isinstance(error, (asyncio.CancelledError, KeyboardInterrupt)) or isinstance(
+                getattr(error, "__cause__", None), asyncio.CancelledError
+            ):
+                # LangGraph raises a CancelledError a node raised (a handler's) as its own
+                # NodeCancelledError, chained from it: the run was cancelled all the same
                 await bridge.abort("cancelled")
             elif isinstance(error, GeneratorExit):  # the caller closed astream() early
                 await bridge.abort("stream closed")
@@ -690,31 +677,17 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await bridge.error(error)
             elif error is not None or run.asked or interrupted:
                 # an interrupt (ours or another middleware's) waits for a human
+                last = (text_of(run.last) or None) if run.last is not None else None
                 try:
-                    await bridge.paused(
-                        AgentResponse(
-                            content=(text_of(run.last) or None) if run.last is not None else None,
-                            finish_reason="paused",
-                            usage=bridge.usage,
-                            iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
-                            agent=bridge.agent,
-                            pending=list(run.asked),
-                        )
-                    )
+                    await bridge.paused(bridge.answer(last, "paused", pending=run.asked))
                 finally:  # the thread resumes it: its counts and plugins' state wait there
                     if bridge.session_id is not None:
                         PAUSED_RUNS.keep([(PAUSE_KEY, bridge.session_id)], bridge.carry(run.asked))
             elif run.final is not None:
                 await bridge.done(run.final)
             else:  # another middleware ended the run before the model answered
-                await bridge.done(
-                    AgentResponse(
-                        content=(text_of(run.last) or None) if run.last is not None else None,
-                        usage=bridge.usage,
-                        iterations=(bridge.iteration or 0) + (bridge.iteration is not None),
-                        agent=bridge.agent,
-                    )
-                )
+                last = (text_of(run.last) or None) if run.last is not None else None
+                await bridge.done(bridge.answer(last))
 
         self._runs[graph] = run
         watch.RUN_ENDS.endings[graph] = ending

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from agenthooks import ConfigError, Deny, StopRun
-from agenthooks.plugins import PluginError
+from agenthooks.plugins import Need, PluginError
 
 from .caps import Action, Cap, Price, RateLimit, as_cap, as_price
 from .settings import LIMITS_ENV, LimitsConfigError
@@ -301,6 +301,20 @@ class Limits:
         return f"Limits({', '.join(parts)})"
 
     # installation ---------------------------------------------------------------------------
+
+    def needs(self) -> list[Need]:
+        """The events each configured cap rests on: a run cap (turns, tokens, cost, and a
+        ``downgrade`` step) is checked between turns; a tool cap before each tool call."""
+        found: list[Need] = []
+        for name in ("max_turns", "max_tokens", "max_cost"):
+            if getattr(self, name) is not None:
+                found.append(Need(name, {"prepare_next_turn"}, "checked between turns"))
+        for name in ("max_turns", "max_tokens", "max_cost"):
+            if name in self.budget:
+                found.append(Need(f"budget.{name}", {"pre_request"}, "checked before each request"))
+        if self._tool_caps():
+            found.append(Need("max_tool_calls", {"pre_tool_call"}, "checked before each tool call"))
+        return found
 
     def setup(self, bus: HookBus) -> None:
         """Register the checks the configuration needs (nothing when there are no limits)."""

@@ -37,12 +37,6 @@ from agenthooks import AgentResponse, Deny
 from agenthooks.bridges import BridgeRun, RunDenied
 from agenthooks.events import (
     GROUPS,
-    PrepareNextTurnContext,
-    ShouldStopContext,
-    StreamChunkContext,
-    StreamContext,
-    StreamEndContext,
-    StreamErrorContext,
     TransformContextContext,
 )
 from agenthooks.messages import ChatMessage, ProviderRequest, ProviderResponse
@@ -63,8 +57,6 @@ from .translate import (
 )
 
 _MODEL_EVENTS = GROUPS["model_call"] | {"transform_context"}
-_STREAM_EVENTS = GROUPS["stream"]
-_BETWEEN_TURNS = GROUPS["between_turns"]
 
 
 def _hooked(run: BridgeRun) -> bool:
@@ -113,7 +105,7 @@ class HookedModel(Model):
         run = scope.run
         if run.iteration is not None and scope.terminating and self._terminated(scope, input):
             pass  # the batch asked to end the run: no prepare_next_turn, no should_stop
-        elif run.iteration is not None and not _BETWEEN_TURNS.isdisjoint(run.bus.listened):
+        elif run.iteration is not None and run.between_turns_heard:
             await run.loop_end()
             await self._next_turn(scope, input)
         await run.loop_start()
@@ -134,57 +126,29 @@ class HookedModel(Model):
         return True
 
     async def _next_turn(self, scope: RunScope, input: str | list[Any]) -> None:
-        """``prepare_next_turn``: the next request's model (``{"model"}``, a name the run's
-        model provider knows) and reasoning effort (``{"thinking"}``)."""
+        """Between turns (``BridgeRun.between_turns``): the next request's model
+        (``{"model"}``, a name the run's model provider knows) and reasoning effort
+        (``{"thinking"}``); a ``should_stop`` ends the run with the last assistant text."""
         run = scope.run
         messages = read_input(input).messages
         last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
-        model = scope.model or self.name
-        got = await run.fire(
-            "prepare_next_turn",
-            PrepareNextTurnContext,
+        turn = await run.between_turns(
             message=None if last is None else messages[last],
             tool_messages=[] if last is None else messages[last + 1 :],
-            messages=messages,
-            model=model,
-            thinking=scope.thinking,
-        )
-        if isinstance(got, PrepareNextTurnContext):
-            self._apply_next_turn(scope, got, messages, model)
-        # a predicate: the bus answers True or False (typed as the context it would return)
-        stop: object = await run.fire(
-            "should_stop",
-            ShouldStopContext,
-            message=None if last is None else messages[last],
-            tool_messages=[] if last is None else messages[last + 1 :],
+            new_messages=messages,
             messages=messages,
             model=scope.model or self.name,
             thinking=scope.thinking,
         )
-        if stop is True:
+        if "model" in turn.changed:
+            scope.model = turn.model
+        if "thinking" in turn.changed:
+            scope.thinking = turn.thinking
+        if turn.stop:
             # a graceful stop: the turn answers with the last assistant text, no model call
             text = None if last is None else messages[last].content
             scope.preset = AgentResponse(content=text or "", finish_reason="stopped")
             scope.finish = "stopped"
-
-    def _apply_next_turn(
-        self,
-        scope: RunScope,
-        got: PrepareNextTurnContext,
-        messages: list[ChatMessage],
-        model: str,
-    ) -> None:
-        run = scope.run
-        if got.messages is not messages and got.messages != messages:
-            run.capabilities.require("prepare_next_turn", "messages")
-        if got.provider is not None:
-            run.capabilities.require("prepare_next_turn", "provider")
-        if got.model != model:
-            run.capabilities.require("prepare_next_turn", "model")
-            scope.model = got.model
-        if got.thinking != scope.thinking:
-            run.capabilities.require("prepare_next_turn", "thinking")
-            scope.thinking = got.thinking
 
     def _target(self, scope: RunScope, call: ModelInput) -> tuple[Model, ModelInput]:
         """The model a turn calls and the call (a ``prepare_next_turn`` may have changed the
@@ -229,16 +193,13 @@ class HookedModel(Model):
                     ChatMessage(role="assistant", content=got.content, tool_calls=got.tool_calls)
                 )
             return response
+        # the answer's turn ends before post_agent, as on our runtime (not inside done())
+        await run.loop_end()
         if "post_agent" in listened or "on_message" in listened:
             got = translated or to_response(response)
             content = got.content
             if "post_agent" in listened:
-                answer = AgentResponse(
-                    content=content,
-                    usage=run.usage,
-                    iterations=(run.iteration or 0) + 1,
-                    agent=run.agent,
-                )
+                answer = run.answer(content)
                 verdict = await run.post_agent(answer, input=scope.input)
                 scope.answered = True
                 if isinstance(verdict, Deny):
@@ -320,7 +281,7 @@ class HookedModel(Model):
         model, asked = self._target(scope, asked)
         if not _hooked(run):
             response = await ask(model, asked)
-            run.usage = run.usage + to_usage(response.usage)
+            run.add_usage(to_usage(response.usage))
             return await self._after(scope, response, None, output_schema)
 
         sent = await self._transform(run, to_request(asked, scope.model or self.name))
@@ -387,10 +348,14 @@ class HookedModel(Model):
             asked.input = replace_user_text(asked.input, *scope.rewritten)
         model, asked = self._target(scope, asked)
         name = scope.model or self.name
-        streamed = not _STREAM_EVENTS.isdisjoint(run.bus.listened)
+        # a guard on the answer (a redaction) gates the text: the caller reads it once the
+        # answer passed its hooks, as on our runtime, never the text the model streamed
+        bus = run.bus
+        gated = bool(bus.guards("post_agent") or bus.guards("on_response"))
+        held: list[TResponseStreamEvent] = []
         if not _hooked(run):
             completed: ResponseCompletedEvent | None = None
-            feed = _Feed(run, ProviderRequest(model=name)) if streamed else None
+            feed = run.stream(ProviderRequest(model=name))
             if feed is not None:
                 await feed.start()
             try:
@@ -398,8 +363,11 @@ class HookedModel(Model):
                     if isinstance(event, ResponseCompletedEvent):
                         completed = event
                         continue  # held until the answer's verdict
-                    if feed is not None:
-                        await feed.chunk(event)
+                    if feed is not None and isinstance(event, ResponseTextDeltaEvent):
+                        await feed.chunk(event.delta)
+                    if gated and isinstance(event, ResponseTextDeltaEvent):
+                        held.append(event)
+                        continue
                     yield event
             except Exception as exc:
                 if feed is not None:
@@ -408,10 +376,12 @@ class HookedModel(Model):
             if completed is None:
                 raise ModelBehaviorError("Model did not produce a final response!")
             raw = _model_response(completed.response)
-            run.usage = run.usage + to_usage(raw.usage)
+            run.add_usage(to_usage(raw.usage))
             if feed is not None:
                 await feed.end(to_response(raw))
             final = await self._after(scope, raw, None, output_schema)
+            for event in _released(held, raw, final):
+                yield event
             yield completed if final is raw else _completed(completed, final, name)
             return
 
@@ -420,7 +390,7 @@ class HookedModel(Model):
         produced: list[tuple[ProviderResponse, ResponseCompletedEvent]] = []
 
         async def call(request: ProviderRequest) -> ProviderResponse:
-            feed = _Feed(run, request) if streamed else None
+            feed = run.stream(request)
             if feed is not None:
                 await feed.start()
             last: ResponseCompletedEvent | None = None
@@ -429,8 +399,8 @@ class HookedModel(Model):
                     if isinstance(event, ResponseCompletedEvent):
                         last = event
                         continue
-                    if feed is not None:
-                        await feed.chunk(event)
+                    if feed is not None and isinstance(event, ResponseTextDeltaEvent):
+                        await feed.chunk(event.delta)
                     queue.put_nowait(event)
             except Exception as exc:
                 if feed is not None:
@@ -451,11 +421,19 @@ class HookedModel(Model):
                 getter = asyncio.ensure_future(queue.get())
                 done, _ = await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
                 if getter in done:
-                    yield getter.result()
+                    item = getter.result()
+                    if gated and isinstance(item, ResponseTextDeltaEvent):
+                        held.append(item)
+                    else:
+                        yield item
                     continue
                 getter.cancel()
                 while not queue.empty():
-                    yield queue.get_nowait()
+                    item = queue.get_nowait()
+                    if gated and isinstance(item, ResponseTextDeltaEvent):
+                        held.append(item)
+                    else:
+                        yield item
                 break
             got = task.result()
         finally:
@@ -467,46 +445,25 @@ class HookedModel(Model):
         original, last = produced[-1] if produced else (None, None)
         response = from_response(got, original)
         final = await self._after(scope, response, got, output_schema)
+        for event in _released(held, response, final):
+            yield event
         if last is not None and got is original and final is response:
             yield last
         else:
             yield _completed(last, final, name)
 
 
-class _Feed:
-    """The stream events of one streamed model call, fired through the run (the hook
-    layer's model call does not hold the run's lock, so they fire while it is in flight)."""
-
-    def __init__(self, run: BridgeRun, request: ProviderRequest | None) -> None:
-        self.run = run
-        self.request = request or ProviderRequest()
-        self.accumulated = ""
-
-    async def _fire(self, event: str, cls: type[StreamContext], **values: Any) -> None:
-        await self.run.fire(event, cls, request=self.request, **values)
-
-    async def start(self) -> None:
-        await self._fire("on_stream_start", StreamContext)
-
-    async def chunk(self, event: TResponseStreamEvent) -> None:
-        if isinstance(event, ResponseTextDeltaEvent) and event.delta:
-            self.accumulated += event.delta
-            await self._fire(
-                "on_stream_chunk",
-                StreamChunkContext,
-                delta=event.delta,
-                accumulated=self.accumulated,
-            )
-
-    async def end(self, response: ProviderResponse) -> None:
-        await self._fire(
-            "on_stream_end", StreamEndContext, response=response, accumulated=self.accumulated
-        )
-
-    async def error(self, exc: BaseException) -> None:
-        await self._fire(
-            "on_stream_error", StreamErrorContext, error=exc, accumulated=self.accumulated
-        )
+def _released(
+    held: list[TResponseStreamEvent], streamed: ModelResponse, final: ModelResponse
+) -> list[TResponseStreamEvent]:
+    """The held text deltas of a gated call: all of them when the answer the hooks left says
+    what the model streamed, none when they changed it (the caller reads the final answer)."""
+    if not held:
+        return []
+    said = "".join(e.delta for e in held if isinstance(e, ResponseTextDeltaEvent))
+    final_text = to_response(final).content or ""
+    original = to_response(streamed).content or ""
+    return held if said == final_text and said == original else []
 
 
 def _model_response(response: Response) -> ModelResponse:

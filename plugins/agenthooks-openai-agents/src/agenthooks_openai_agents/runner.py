@@ -13,7 +13,7 @@ from agents.models.interface import Model
 from agents.models.multi_provider import MultiProvider
 from agents.stream_events import StreamEvent
 
-from agenthooks import AgentResponse, Deny, HookBus
+from agenthooks import Deny, HookBus
 from agenthooks.bridges import PAUSED_RUNS, BridgeRun, RunDenied
 from agenthooks.events import PreAgentContext
 from agenthooks.messages import ChatMessage, PendingCall
@@ -179,15 +179,7 @@ class AgentHooksRunner:
         if result.interruptions:
             pending = [_pending(item, scope) for item in result.interruptions]
             try:
-                await run.paused(
-                    AgentResponse(
-                        finish_reason="paused",
-                        usage=run.usage,
-                        iterations=_iterations(run),
-                        agent=run.agent,
-                        pending=pending,
-                    )
-                )
+                await run.paused(run.answer(None, "paused", pending=pending))
             finally:  # filed under each call the run waits on: the RunState resumes with them
                 PAUSED_RUNS.keep(
                     [(PAUSE_KEY, call.call_id) for call in pending], run.carry(pending)
@@ -200,12 +192,7 @@ class AgentHooksRunner:
         finish = scope.finish
         if not scope.answered and "post_agent" in run.bus.listened:
             # the answer is a tool's output (tool_use_behavior): its verdict comes now
-            answer = AgentResponse(
-                content=output if isinstance(output, str) else str(output),
-                usage=run.usage,
-                iterations=_iterations(run),
-                agent=run.agent,
-            )
+            answer = run.answer(output if isinstance(output, str) else str(output))
             verdict = await run.post_agent(answer, input=scope.input)
             if isinstance(verdict, Deny):
                 result.final_output = verdict.text()
@@ -213,15 +200,11 @@ class AgentHooksRunner:
                 return
             if verdict is not answer:
                 result.final_output = output = verdict.content
+        content = output if isinstance(output, str) or output is None else str(output)
+        if finish in ("stopped", "terminated") and not content:
+            content = None  # ended after a tool-only turn: no text, as on our runtime
         await run.done(
-            AgentResponse(
-                content=output if isinstance(output, str) or output is None else str(output),
-                finish_reason=finish,
-                usage=run.usage,
-                iterations=_iterations(run),
-                agent=run.agent,
-                output=None if isinstance(output, str) else output,
-            )
+            run.answer(content, finish, output=None if isinstance(output, str) else output)
         )
 
     # --- the three entry points ----------------------------------------------------------
@@ -383,10 +366,6 @@ def _pending(item: ToolApprovalItem, scope: RunScope) -> PendingCall:
     text = raw.get("arguments") if isinstance(raw, dict) else getattr(raw, "arguments", None)
     arguments, _ = parse_arguments(text if isinstance(text, str) else None)
     return PendingCall(call_id=call_id, tool=item.name or "", arguments=arguments)
-
-
-def _iterations(run: BridgeRun) -> int:
-    return 0 if run.iteration is None else run.iteration + 1
 
 
 __all__ = ["AgentHooksRunner"]

@@ -43,6 +43,7 @@ from agenthooks.bridges import (
     BridgeRun,
     BridgeTool,
     ToolOutcome,
+    cancel_requested,
     delegate,
     invalid_arguments,
 )
@@ -122,6 +123,11 @@ async def _policy(setting: Any, ctx: RunContextWrapper[Any], params: Any, call_i
     if inspect.isawaitable(got):
         got = await got
     return bool(got)
+
+
+class HandlerCancelled(Exception):
+    """A handler raised ``CancelledError`` inside an SDK tool call: carried through the SDK
+    as an exception and raised to the caller as the cancellation (``on_chat_abort``)."""
 
 
 class HookedTool:
@@ -307,6 +313,13 @@ class HookedTool:
             # carry out): the tool's own errors come back in the outcome
             scope.raised(exc)
             raise
+        except asyncio.CancelledError as exc:
+            if cancel_requested():  # the caller's cancellation: it goes on as it is
+                raise
+            # a handler raised it: the SDK would make it a tool error the model reads and go
+            # on; it crosses the SDK as an exception and the run ends cancelled
+            scope.raised(exc)
+            raise HandlerCancelled("a handler raised CancelledError") from exc
         return await self._answer(scope, ctx, outcome)
 
     async def _delegated(self, tool: FunctionTool, ctx: ToolContext[Any], text: str) -> Any:

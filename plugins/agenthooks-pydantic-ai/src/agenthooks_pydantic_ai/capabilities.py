@@ -57,6 +57,13 @@ CAPABILITIES = bridge_capabilities(
             "a request's model, tool_choice, reasoning_effort and response_format are the agent's "
             "to choose, and it can run only its own tools"
         ),
+        "post_agent.response": (
+            "a structured output stays in the run's stored history as the model gave it: a "
+            "rewritten structured output (a redaction) is an UnsupportedReturnError rather than "
+            "an answer whose history still holds what was removed; agent.run_stream() with a "
+            "guard on the answer is refused the same way, since its text reaches the caller "
+            "first"
+        ),
         "pre_handoff": "Pydantic AI has no handoffs (agents call agents from tools)",
         "on_stream_chunk": (
             "agent.run_stream() is reported as one model request per turn; its text reaches the "

@@ -47,10 +47,8 @@ from agenthooks import (
     HookBus,
     PendingCall,
     PreAgentContext,
-    PrepareNextTurnContext,
     ProviderRequest,
     ProviderResponse,
-    ShouldStopContext,
     ToolCall,
     TransformContextContext,
 )
@@ -78,10 +76,7 @@ from .tool_calls import (
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
-_BETWEEN_TURNS = GROUPS["between_turns"]
 _ANSWER_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
-_current_run: ContextVar[str | None] = ContextVar("agenthooks_pydantic_ai_run", default=None)
-"""The run whose code is running (a tool calling another agent runs inside it)."""
 _delegating: ContextVar[Delegation | None] = ContextVar("agenthooks_pydantic_ai_tool", default=None)
 """The bridged tool call whose body is running: an agent run that starts inside it is a
 sub-agent of that call (Pydantic AI's agent delegation: an agent called from a tool)."""
@@ -171,19 +166,15 @@ class _RunHooks(AgentHooksCapability):
             agent=name,
             run_id=ctx.run_id,
             session_id=ctx.conversation_id,
-            parent_run_id=_current_run.get(),
         )
         self.run = run
         self.history_length = len(ctx.messages)
         # an agent a tool of this run calls is a run of its own, whose parent is this one
-        token = _current_run.set(run.run_id)
-        try:
-            async with run:
-                await self._start(run, ctx)
-                result: AgentRunResult[Any] = await handler()
-                return await self._finish(run, result)
-        finally:
-            _current_run.reset(token)
+        # (the run is the context's current run inside the block)
+        async with run:
+            await self._start(run, ctx)
+            result: AgentRunResult[Any] = await handler()
+            return await self._finish(run, result)
         raise AssertionError("unreachable: BridgeRun re-raises what ends the block")
 
     async def _start(self, run: BridgeRun, ctx: RunContext[Any]) -> None:
@@ -237,16 +228,8 @@ class _RunHooks(AgentHooksCapability):
             await run.done(self.instead)
             return result
         if self.stopped is not None:
-            await run.done(
-                AgentResponse(
-                    content=self.stopped or None,  # a turn of tool calls only has no text
-                    finish_reason="stopped",
-                    usage=run.usage,
-                    iterations=(run.iteration or 0) + 1,
-                    agent=run.agent,
-                    output=result.output,
-                )
-            )
+            # a turn of tool calls only has no text
+            await run.done(run.stopped_response(self.stopped or None, output=result.output))
             return result
         output = result.output
         if isinstance(output, DeferredToolRequests):
@@ -273,6 +256,17 @@ class _RunHooks(AgentHooksCapability):
             await run.done(run.denied_response(got, response.messages))
             return result
         if got is not response:
+            if not isinstance(output, str) and got.output is not output and got.output != output:
+                # the run's stored history keeps the structured answer as the model gave it
+                # (Pydantic AI exposes no way to rewrite it): handing back a rewritten output
+                # with the original in the history would leak what a redaction removed
+                raise UnsupportedReturnError(
+                    "post_agent",
+                    "response",
+                    CAPABILITIES.framework,
+                    "a structured output stays in the run's history as the model gave it, so a "
+                    "rewritten one (a redaction) cannot reach the caller alone",
+                )
             result = self._apply_answer(result, response, got)
         if self.held is not None:
             held, self.held = self.held, None
@@ -354,6 +348,19 @@ class _RunHooks(AgentHooksCapability):
         run = self.run
         if run is None:  # a run nobody listens to
             return await handler(request_context)  # type: ignore[no-any-return]
+        if request_context.streaming and (
+            run.bus.guards("post_agent") or run.bus.guards("on_response")
+        ):
+            # run_stream() hands the model's text to the caller as it streams, before
+            # on_response and post_agent: a guard on the answer (a redaction) could not keep
+            # its promise, so the run is refused before any text leaves
+            raise UnsupportedReturnError(
+                "post_agent",
+                "response",
+                CAPABILITIES.framework,
+                "agent.run_stream() hands the model's text to the caller before on_response "
+                "and post_agent; with a guard on the answer, run the agent with agent.run()",
+            )
         if self.denied is not None:
             return self._denied_answer(request_context, self.denied)
         if self.instead is not None:
@@ -371,7 +378,7 @@ class _RunHooks(AgentHooksCapability):
         await self._flush_held(run)
         if run.iteration is not None:
             await run.loop_end()
-            if not _BETWEEN_TURNS.isdisjoint(run.bus.listened):
+            if run.between_turns_heard:
                 stop = await self._between_turns(run, request_context)
                 if stop is not None:
                     return stop
@@ -382,7 +389,7 @@ class _RunHooks(AgentHooksCapability):
         if _MODEL_EVENTS.isdisjoint(bus.listened) and not bus.stacks.get("provider"):
             response: ModelResponse = await handler(request_context)
             if bus.listened:  # a later context carries the run's usage
-                run.usage = run.usage + translate.usage(response.usage)
+                run.add_usage(translate.usage(response.usage))
             await self._announce(run, response)
             return response
         view = translate.provider_request(request_context, self.read)
@@ -462,25 +469,17 @@ class _RunHooks(AgentHooksCapability):
         transcript = translate.chat_messages(request_context.messages, self.read)
         messages = transcript.messages
         last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
-        fields: dict[str, Any] = {
-            "message": messages[last] if last >= 0 else None,
-            "tool_messages": [m for m in messages[last + 1 :] if m.role == "tool"],
-            "new_messages": translate.chat_messages(
+        message = messages[last] if last >= 0 else None
+        turn = await run.between_turns(
+            message=message,
+            tool_messages=[m for m in messages[last + 1 :] if m.role == "tool"],
+            new_messages=translate.chat_messages(
                 request_context.messages[self.history_length :], self.read
             ).messages,
-            "messages": messages,
-            "provider": None,
-            "model": request_context.model.model_name,
-            "thinking": None,
-        }
-        got = await run.fire("prepare_next_turn", PrepareNextTurnContext, **fields)
-        if isinstance(got, PrepareNextTurnContext):
-            for key in ("provider", "model", "thinking", "messages"):
-                if getattr(got, key) is not fields[key] and getattr(got, key) != fields[key]:
-                    CAPABILITIES.require("prepare_next_turn", key)
-        # a predicate: its chain's verdict comes back in place of the context
-        verdict: object = await run.fire("should_stop", ShouldStopContext, **fields)
-        if verdict is not True:
+            messages=messages,
+            model=request_context.model.model_name,
+        )
+        if not turn.stop:
             return None
         if not _text_is_an_answer(request_context):
             raise UnsupportedReturnError(
@@ -489,7 +488,7 @@ class _RunHooks(AgentHooksCapability):
                 CAPABILITIES.framework,
                 "a structured output_type takes its answer from the model",
             )
-        last_text = fields["message"].content if fields["message"] is not None else None
+        last_text = message.content if message is not None else None
         self.stopped = last_text or ""
         # the run's answer in the model's place (after_node_run ends the run on it)
         return ModelResponse(parts=[TextPart(content=self.stopped)] if self.stopped else [])

@@ -19,11 +19,11 @@ Where each event comes from:
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, cast
 
 from strands.hooks import AfterInvocationEvent, AfterToolsEvent, MessageAddedEvent
@@ -41,7 +41,6 @@ from agenthooks import (
     Deny,
     HookBus,
     PendingCall,
-    ProviderRequest,
     ProviderResponse,
     ToolCall,
 )
@@ -49,8 +48,10 @@ from agenthooks.bridges import (
     PAUSED_RUNS,
     SUBAGENT_EVENTS,
     BridgeRun,
+    BridgeStream,
     BridgeTool,
     ToolOutcome,
+    cancel_requested,
     delegate,
 )
 from agenthooks.errors import (
@@ -63,12 +64,6 @@ from agenthooks.errors import (
 from agenthooks.events import (
     GROUPS,
     PreAgentContext,
-    PrepareNextTurnContext,
-    ShouldStopContext,
-    StreamChunkContext,
-    StreamEndContext,
-    StreamErrorContext,
-    StreamStartContext,
     ToolCallErrorContext,
     TransformContextContext,
 )
@@ -105,7 +100,6 @@ APPROVAL = "agenthooks.approval"
 """The name of the Strands interrupt an ``Ask`` raises (``result.interrupts[i].name``)."""
 
 _MODEL_EVENTS = GROUPS["model_call"] | {"transform_context"}
-_STREAM_EVENTS = GROUPS["stream"]
 _INPUT = frozenset({"on_chat_start", "on_user_message", "pre_agent", "post_agent"})
 _FINAL = frozenset({"end_turn", "stop_sequence", "max_tokens"})
 _TOOL_EVENTS = GROUPS["tool_call"]
@@ -133,12 +127,10 @@ class _State:
         "between",
         "model_id",
         "resumed",
-        "token",
         "known",
         "said",
         "started",
         "quiet_model",
-        "streams",
         "quiet_tools",
         "heard",
     )
@@ -148,11 +140,16 @@ class _State:
         listened = bus.listened
         # decided once per run: a stage nobody hears passes Strands' events through untouched
         stacks = bus.stacks
-        self.quiet_model = not stacks.get("provider") and _MODEL_EVENTS.isdisjoint(listened)
+        # a post_agent guard (a redaction) gates the stream, as on our runtime: the answer's
+        # text reaches the caller once it passed post_agent
+        self.quiet_model = (
+            not stacks.get("provider")
+            and _MODEL_EVENTS.isdisjoint(listened)
+            and not bus.guards("post_agent")
+        )
         self.quiet_tools = not stacks.get("tool") and (_TOOL_EVENTS | SUBAGENT_EVENTS).isdisjoint(
             listened
         )
-        self.streams = not _STREAM_EVENTS.isdisjoint(listened)
         self.heard = bool(listened)
         self.input = input
         self.answer: AgentResponse | None = None
@@ -166,7 +163,6 @@ class _State:
         """The transcript after a turn's tool results: the next model call is a next turn."""
         self.model_id = ""
         self.resumed = False
-        self.token: Token[str | None] | None = None
         self.known: Known = {}
         self.said: tuple[Any, list[ChatMessage]] | None = None
         self.started = False
@@ -237,14 +233,11 @@ class AgentHooksPlugin(Plugin):
             agent=str(getattr(agent, "name", None) or "agent"),
             run_id=run_id,
             session_id=getattr(agent, "session_id", None),
-            parent_run_id=_RUNNING.get(),
         )
         state = _State(run, text, self.bus)
         state.resumed = bool(asked)
         self._stages(agent, state)
         self._states[key] = state
-        # an agent a tool of this run invokes (an agent as a tool) is a sub-agent run of it
-        state.token = _RUNNING.set(run.run_id)
         try:
             async with run:
                 try:
@@ -281,7 +274,7 @@ class AgentHooksPlugin(Plugin):
         finally:
             if self._states.get(key) is state:
                 del self._states[key]
-            _reset(state)
+            run.detach()
 
     async def _pre_agent(self, run: BridgeRun, text: str) -> AgentResponse | Deny | None:
         """``pre_agent``: the answer that skips the agent, the denial, or ``None`` to run it."""
@@ -348,16 +341,7 @@ class AgentHooksPlugin(Plugin):
                 [i for i in interrupts or () if i.name == APPROVAL and isinstance(i.reason, dict)]
             )
             try:
-                await run.paused(
-                    AgentResponse(
-                        content=None,
-                        finish_reason="paused",
-                        usage=run.usage,
-                        iterations=_iterations(run),
-                        agent=run.agent,
-                        pending=pending,
-                    )
-                )
+                await run.paused(run.answer(None, "paused", pending=pending))
             finally:  # the interrupts resume it: its counts and plugins' state wait there
                 PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(pending))
             return
@@ -366,13 +350,8 @@ class AgentHooksPlugin(Plugin):
             return
         answer = state.answer
         if answer is None:
-            answer = AgentResponse(
-                content=message_text(message),
-                finish_reason=_finish_reason(stop_reason),
-                usage=run.usage,
-                iterations=_iterations(run),
-                agent=run.agent,
-                output=structured,
+            answer = run.answer(
+                message_text(message), _finish_reason(stop_reason), output=structured
             )
         await run.done(answer)
 
@@ -383,7 +362,7 @@ class AgentHooksPlugin(Plugin):
         state = self._states.get(key)
         if state is not None and state.run.ended is None:
             del self._states[key]
-            _reset(state)  # here, in the caller's context: the stage closes later, elsewhere
+            state.run.detach()  # here, in the caller's context: the stage closes later, elsewhere
             await state.run.abort("stream closed")
 
     # --- one model turn --------------------------------------------------------------------
@@ -413,7 +392,7 @@ class AgentHooksPlugin(Plugin):
             if state.quiet_model:
                 # no model hook hears the call: it streams through untouched, and nothing is
                 # translated unless a stream observer listens
-                stream = _Stream(run, _view(ctx, state.known).request) if state.streams else None
+                stream = run.stream(_view(ctx, state.known).request) if run.stream_heard else None
                 stop: ModelStopReason | None = None
                 try:
                     if stream is not None:
@@ -423,7 +402,7 @@ class AgentHooksPlugin(Plugin):
                             stop = event
                             continue
                         if stream is not None:
-                            await stream.event(event)
+                            await _chunk(stream, event)
                         yield event
                 except Exception as exc:
                     if stream is not None:
@@ -434,7 +413,7 @@ class AgentHooksPlugin(Plugin):
                 if stream is not None:
                     await stream.end(to_response(stop.stop_reason, stop.message, stop.usage))
                 if state.heard:
-                    run.usage = run.usage + to_usage(stop.usage)
+                    run.add_usage(to_usage(stop.usage))
                 yield await self._settle(state, stop)
                 return
             async for event in self._hooked_model(state, ctx, next_fn, []):
@@ -443,45 +422,27 @@ class AgentHooksPlugin(Plugin):
             raise _ours(state, exc) from None
 
     async def _between_turns(self, state: _State, transcript: list[ChatMessage]) -> bool:
-        """``prepare_next_turn`` then ``should_stop``, before the next request (as on our
-        runtime); True when a handler stops the run. Strands calls the agent's own model
-        with the agent's transcript, so no return of ``prepare_next_turn`` can be honoured."""
+        """Between two turns (``BridgeRun.between_turns``); True when a handler stops the
+        run. Strands calls the agent's own model with the agent's transcript, so no return
+        of ``prepare_next_turn`` can be honoured (the declaration says so)."""
         run = state.run
-        if not (run.listened("prepare_next_turn") or run.listened("should_stop")):
+        if not run.between_turns_heard:
             return False
         assistant = next((m for m in reversed(transcript) if m.role == "assistant"), None)
         count = len(assistant.tool_calls) if assistant is not None else 0
-        fields: dict[str, Any] = {
-            "message": assistant,
-            "tool_messages": transcript[len(transcript) - count :] if count else [],
-            "new_messages": list(transcript),
-            "messages": list(transcript),
-            "provider": None,
-            "model": state.model_id,
-            "thinking": None,
-        }
-        got = await run.fire("prepare_next_turn", PrepareNextTurnContext, **fields)
-        if isinstance(got, PrepareNextTurnContext):
-            for key in ("provider", "model", "thinking", "messages"):
-                if getattr(got, key) is not fields[key] and getattr(got, key) != fields[key]:
-                    CAPABILITIES.require("prepare_next_turn", key)
-        if not run.listened("should_stop"):
-            return False
-        # a predicate: its chain's verdict comes back in place of the context
-        verdict: object = await run.fire("should_stop", ShouldStopContext, **fields)
-        return verdict is True
+        turn = await run.between_turns(
+            message=assistant,
+            tool_messages=transcript[len(transcript) - count :] if count else [],
+            new_messages=transcript,
+            messages=transcript,
+            model=state.model_id,
+        )
+        return turn.stop
 
     async def _stopped(self, state: _State) -> ModelStopReason:
         """A ``should_stop`` ended the run: the last assistant text is the answer."""
         run = state.run
-        answer = AgentResponse(
-            content=state.last_text,
-            finish_reason="stopped",
-            usage=run.usage,
-            iterations=_iterations(run),
-            agent=run.agent,
-        )
-        got = await run.post_agent(answer, input=state.input)
+        got = await run.post_agent(run.stopped_response(state.last_text), input=state.input)
         state.answer = run.denied_response(got) if isinstance(got, Deny) else got
         return ModelStopReason(
             stop_reason="end_turn",
@@ -521,7 +482,7 @@ class AgentHooksPlugin(Plugin):
                 )
             # the run's lock is held across the call (model_call): stream observers are
             # dispatched directly
-            stream = _Stream(run, request) if state.streams else None
+            stream = run.stream(request)
             stop: ModelStopReason | None = None
             try:
                 if stream is not None:
@@ -531,7 +492,7 @@ class AgentHooksPlugin(Plugin):
                         stop = event
                         continue
                     if stream is not None:
-                        await stream.event(event)
+                        await _chunk(stream, event)
                     buffered.append(event)
             except Exception as exc:
                 if stream is not None:
@@ -548,9 +509,10 @@ class AgentHooksPlugin(Plugin):
             return response
 
         got = await run.model_call(request, call)
-        for event in buffered:
-            yield event
         if isinstance(got, Deny):
+            for event in buffered:  # the streamed text is withheld: the reason is the answer
+                if not isinstance(event, TextStreamEvent):
+                    yield event
             # a run-ending deny: the reason is the answer, post_agent does not fire
             answer = run.denied_response(got)
             state.answer = answer
@@ -575,7 +537,17 @@ class AgentHooksPlugin(Plugin):
                 usage=usage_back(got.usage),  # type: ignore[arg-type]
                 metrics=original.metrics if original else {"latencyMs": 0},
             )
-        yield await self._settle(state, stop)
+        settled = await self._settle(state, stop)
+        # the caller reads the text the hooks left (a redaction, a rewrite), never the text
+        # the model streamed: the deltas go out once the answer passed its hooks
+        final = message_text(settled.message) or ""
+        streamed = "".join(str(e["data"]) for e in buffered if isinstance(e, TextStreamEvent))
+        for event in buffered:
+            if streamed == final or not isinstance(event, TextStreamEvent):
+                yield event
+        if streamed != final and final:
+            yield TextStreamEvent(delta={"text": final}, text=final)
+        yield settled
 
     async def _settle(self, state: _State, stop: ModelStopReason) -> ModelStopReason:
         """The model's answer as Strands will commit it: a final answer passes ``post_agent``
@@ -595,7 +567,7 @@ class AgentHooksPlugin(Plugin):
             finish_reason=_finish_reason(stop.stop_reason),
             messages=[],
             usage=run.usage,
-            iterations=_iterations(run),
+            iterations=run.iterations,
             agent=run.agent,
             output=None,
             pending=[],
@@ -717,9 +689,14 @@ class AgentHooksPlugin(Plugin):
             outcome = await run.tool_call(call, tool, invoke, approved=answer is not None)
         except InterruptException:
             raise
-        except Exception as exc:
-            # ours (a hook raised, an unsupported return): the model never reads it; the call's
-            # tool message says only that it did not complete, and the run ends with the error
+        except (Exception, asyncio.CancelledError) as exc:
+            # ours (a hook raised, an unsupported return, a handler's CancelledError): the model
+            # never reads it; the call's tool message says only that it did not complete, and
+            # the run ends with the error (a cancellation: on_chat_abort), never as a tool error
+            # Strands would report to the model and go on from. The caller's own cancellation
+            # goes on as it is.
+            if isinstance(exc, asyncio.CancelledError) and cancel_requested():
+                raise
             if state.failure is None:
                 state.failure = exc
             yield _error_result(call_id, f'Tool call "{tool.name}" did not complete')
@@ -828,66 +805,19 @@ class AgentHooksPlugin(Plugin):
         if not every:
             return
         run = state.run
-        answer = AgentResponse(
-            content=state.last_text,
-            finish_reason="terminated",
-            usage=run.usage,
-            iterations=_iterations(run),
-            agent=run.agent,
-        )
-        got = await run.post_agent(answer, input=state.input)
+        got = await run.post_agent(run.answer(state.last_text, "terminated"), input=state.input)
         state.answer = run.denied_response(got) if isinstance(got, Deny) else got
         text = state.answer.content
         event.end_turn = [{"text": text}] if text else True
 
 
-class _Stream:
-    """The stream events of one model call: ``on_stream_start``, ``on_stream_chunk`` per text
-    delta Strands streams, then ``on_stream_end`` or ``on_stream_error``."""
-
-    __slots__ = ("run", "request", "accumulated")
-
-    def __init__(self, run: BridgeRun, request: ProviderRequest) -> None:
-        self.run = run
-        self.request = request
-        self.accumulated = ""
-
-    async def start(self) -> None:
-        await self._fire("on_stream_start", StreamStartContext)
-
-    async def event(self, event: Any) -> None:
-        if isinstance(event, TextStreamEvent):
-            delta = str(event["data"])
-            self.accumulated += delta
-            await self._fire("on_stream_chunk", StreamChunkContext, delta=delta)
-
-    async def end(self, response: ProviderResponse) -> None:
-        await self._fire("on_stream_end", StreamEndContext, response=response)
-
-    async def error(self, error: BaseException) -> None:
-        await self._fire("on_stream_error", StreamErrorContext, error=error)
-
-    async def _fire(self, event: str, cls: type[Any], **values: Any) -> None:
-        # the hook layer's model call does not hold the run's lock: the events of a call in
-        # flight fire through the run like any other
-        if self.run.listened(event):
-            values = {"request": self.request, "accumulated": self.accumulated, **values}
-            await self.run.fire(event, cls, **values)
-
-
 # --- helpers -------------------------------------------------------------------------------
 
-_RUNNING: ContextVar[str | None] = ContextVar("agenthooks_strands_run", default=None)
-"""The run of the Strands invocation in progress in this context (a sub-agent's parent)."""
 
-
-def _reset(state: _State) -> None:
-    token, state.token = state.token, None
-    if token is not None:
-        try:
-            _RUNNING.reset(token)
-        except ValueError:  # closed from another context: that context never saw the run
-            pass
+async def _chunk(stream: BridgeStream, event: Any) -> None:
+    """``on_stream_chunk`` for a text delta Strands streams (its other events are not text)."""
+    if isinstance(event, TextStreamEvent):
+        await stream.chunk(str(event["data"]))
 
 
 def _ours(state: _State, exc: Exception) -> BaseException:
@@ -984,10 +914,6 @@ def _stop_event(agent: Any, ctx: AgentStreamContext, text: str) -> EventLoopStop
         agent.event_loop_metrics,
         ctx.invocation_state.get("request_state", {}),
     )
-
-
-def _iterations(run: BridgeRun) -> int:
-    return 0 if run.iteration is None else run.iteration + 1
 
 
 def _answer(ctx: ExecuteToolContext) -> Approve | Deny | None:
