@@ -68,7 +68,7 @@ async def execute(run: Run, body: Body) -> AgentResponse:
     """Run ``body`` (a run from its start, or a paused run's continuation) as ``run``; ends
     with exactly one terminal event: done, paused, abort or error."""
     agent = run.agent
-    if agent._connect_on_run:  # MCP servers start before the run's first event
+    if agent.mcp_on_run:  # MCP servers start before the run's first event
         await agent.connect_mcp()
     if run.parent is None and agent.matchers_checked != run.bus.version:
         check_matchers(run)  # what hooks match, against what this run can reach

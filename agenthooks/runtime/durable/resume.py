@@ -180,7 +180,7 @@ def restore(run: Run, state: PausedRun, root: Agent) -> None:
     )
     run.turns = state.turns
     run.iteration = state.iteration
-    run._usage = state.usage
+    run.usage = state.usage
     run.input = state.input
     run.model = state.model
     run.thinking = state.thinking
