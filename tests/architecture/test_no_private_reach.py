@@ -43,8 +43,7 @@ def defined(source: str) -> set[str]:
             names.update(
                 item.name
                 for item in node.body
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and _private(item.name)
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _private(item.name)
             )
     return names
 
