@@ -3,6 +3,7 @@ move with the load of a shared machine, so a change's cost shows even where CPU 
 
     python benchmarks/callgrind.py                      # this checkout, every row
     python benchmarks/callgrind.py /tmp/old "0 hooks"   # the checkout at /tmp/old, one row
+    python benchmarks/callgrind.py . "0 hooks, validated"   # the tool's arguments validated
 
 Each row also shows what building the run's pydantic models through their constructors
 costs of it (the constructions one run makes, caught with ``sys.setprofile`` and made again
@@ -32,6 +33,9 @@ HERE = Path(__file__).resolve().parent
 RUNS = 20
 """Conversations counted per row (the count per run is exact to a few instructions)."""
 ROWS = ("0 hooks", "5 observers")
+VALIDATED = "0 hooks, validated"
+"""A row on demand: the 0-hook run with the call's arguments given as strings, so the tool's
+argument model validates (and coerces) them; plain ints of the declared type skip it."""
 ON_THE_PATH = ("pre_request", "on_response", "pre_tool_call", "on_tool_call_result", "on_chat_done")
 """One observer on each: the model call, the tool call and the end of the run."""
 
@@ -40,7 +44,7 @@ import asyncio, sys
 import agenthooks as ah
 
 setup, runs = sys.argv[1], int(sys.argv[2])
-call = ah.ToolCall(id="call_1", name="add", arguments={"a": 2, "b": 3})
+call = ah.ToolCall(id="call_1", name="add", arguments={arguments})
 ask = ah.ProviderResponse(tool_calls=[call], finish_reason="tool_calls")
 answer = ah.ProviderResponse(content="5")
 
@@ -115,6 +119,8 @@ def count(root: Path, setup: str, runs: int = RUNS, *, models: bool = False) -> 
     the run gave it."""
     child = CHILD.replace("{events}", repr({"5 observers": ON_THE_PATH}))
     child = child.replace("{models}", repr(models))
+    arguments = {"a": "2", "b": "3"} if setup == VALIDATED else {"a": 2, "b": 3}
+    child = child.replace("{arguments}", repr(arguments))
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "child.py"
         script.write_text(child)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import blinker
@@ -80,12 +81,23 @@ top-level run while it runs: a paused run stores its count, so its resumption, i
 process, tells exporters where its numbering goes on)."""
 
 
+_READ = ("error", "call", "tool_call_id", "duration")
+"""The fields a record reads from the contexts that declare them."""
+
+
+@cache
+def _declared(kind: type[EventContext]) -> tuple[str, ...]:
+    """Which of ``_READ`` ``kind`` declares, looked up once per class: reading a field a
+    context lacks goes through the model's ``__getattr__`` (2.2 µs a miss)."""
+    return tuple(name for name in _READ if name in kind.model_fields)
+
+
 def event_record(name: str, ctx: EventContext, deny: Deny | Ask | None) -> EventRecord:
     """The uniform ``on_event`` record of one emission of ``name``."""
     asked = None
     if deny is not None and type(deny) is Ask:
         asked, deny = deny, None
-    fields = ctx.__dict__  # read only: the fields this kind of context has
+    fields = {field: getattr(ctx, field) for field in _declared(type(ctx))}
     error = fields.get("error")
     inp, out = ctx.record_io()
     call = fields.get("call")

@@ -16,10 +16,10 @@ def declared() -> list[EventSpec]:
     """Every ``@event`` declaration in ``contexts.py``, in the order of the file."""
     found: dict[str, EventSpec] = {}
     for value in vars(contexts).values():
-        # a class declares its own event; a subclass inherits ``spec`` without declaring one,
-        # and a former name (``ToolResultContext``) is the same class again
-        if isinstance(value, type) and "spec" in value.__dict__:
-            spec: EventSpec = value.__dict__["spec"]
+        # a class declares its own event (its spec names it); a subclass inherits ``spec``
+        # without declaring one, and a former name (``ToolResultContext``) is the same class
+        spec = getattr(value, "spec", None) if isinstance(value, type) else None
+        if isinstance(spec, EventSpec) and spec.context is value:
             found.setdefault(spec.name, spec)
     return list(found.values())
 

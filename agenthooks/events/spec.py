@@ -122,8 +122,9 @@ def event(
 def _check(spec: EventSpec) -> None:
     """Refuse a declaration its context class cannot honour (a mistake in ``contexts.py``)."""
     where = f"event {spec.name!r} ({spec.context.__name__})"
-    if "spec" in spec.context.__dict__:
-        raise TypeError(f"{where}: the class already declares {spec.context.spec.name!r}")
+    declared = getattr(spec.context, "spec", None)
+    if declared is not None and declared.context is spec.context:  # its own, not inherited
+        raise TypeError(f"{where}: the class already declares {declared.name!r}")
     fields = spec.context.model_fields
     missing = sorted(k for k in spec.returns if k not in fields)
     if missing:

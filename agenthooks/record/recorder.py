@@ -157,13 +157,12 @@ class Recorder:
     def write(self, record: EventRecord) -> None:
         """The ``on_event`` handler: serialize ``record`` and write it as one line."""
         mono = time.monotonic()
-        data = record.__dict__
-        run_id = data.get("run_id")
+        run_id = record.run_id
         payload = {
-            "input": to_jsonable(data.get("input")),
-            "output": to_jsonable(data.get("output")),
-            "error": data.get("error"),
-            "denied": data.get("denied"),
+            "input": to_jsonable(record.input),
+            "output": to_jsonable(record.output),
+            "error": record.error,
+            "denied": record.denied,
         }
         payload = self._redaction.redact_record(record.type, payload, run_id)
         if record.type == "on_chat_end" and run_id is not None:
@@ -176,21 +175,21 @@ class Recorder:
                 "seq": self.count,
                 "type": record.type,
                 "mono": mono,
-                "timestamp": data.get("timestamp"),
-                "run_id": data.get("run_id"),
-                "parent_run_id": data.get("parent_run_id"),
-                "session_id": data.get("session_id"),
-                "agent": data.get("agent"),
-                "branch": data.get("branch"),
-                "iteration": data.get("iteration"),
-                "tool_call_id": data.get("tool_call_id"),
-                "tool_name": data.get("tool_name"),
-                "is_error": bool(data.get("is_error")),
+                "timestamp": record.timestamp,
+                "run_id": run_id,
+                "parent_run_id": record.parent_run_id,
+                "session_id": record.session_id,
+                "agent": record.agent,
+                "branch": record.branch,
+                "iteration": record.iteration,
+                "tool_call_id": record.tool_call_id,
+                "tool_name": record.tool_name,
+                "is_error": bool(record.is_error),
                 "error": payload["error"],
                 "denied": payload["denied"],
-                "asked": data.get("asked"),
+                "asked": record.asked,
                 "duration": self._durations.duration(record, mono),
-                "usage": to_jsonable(data.get("usage")),
+                "usage": to_jsonable(record.usage),
                 "input": payload["input"],
                 "output": payload["output"],
             }
@@ -198,11 +197,11 @@ class Recorder:
                 self.records.append(line)
             else:
                 self._stream.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
-                top_level_end = record.type in TERMINAL_EVENTS and not data.get("parent_run_id")
+                top_level_end = record.type in TERMINAL_EVENTS and not record.parent_run_id
                 if self.flush_each or top_level_end:
                     self._stream.flush()
             if record.type == "on_chat_end":
-                self._durations.forget(data.get("run_id"))
+                self._durations.forget(run_id)
 
     def flush(self) -> None:
         """Write buffered lines through to the file or stream."""

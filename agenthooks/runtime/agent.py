@@ -20,9 +20,9 @@ from ..middleware import CallNext, Middleware, Stack
 from ..providers.base import Provider
 from ..tools import Scope, Tool, as_tool
 from . import model_call, tool_call
-from .chat_run import execute, stream, stream_run
+from .chat_run import execute, execute_run, stream, stream_run
 from .durable.paused import PausedRun
-from .durable.pausing import chat_in_memory, counting, keep, pending_of, refuse_chat, require_paused
+from .durable.pausing import counting, keep, pending_of, refuse_chat, require_paused
 from .durable.resume import check, restore, resume_body
 from .handoffs import handoff_tool
 from .memory import Memory
@@ -163,10 +163,9 @@ class Agent:
             from ..mcp.attach import claim
 
             self.mcp_servers = [claim(self, server) for server in mcp_servers]
-        # a run connects servers first when this agent or one it can hand off to has some
-        self._connect_on_run: bool = bool(self.mcp_servers) or any(
-            h._connect_on_run for h in self.handoffs
-        )
+        self.mcp_on_run: bool = bool(self.mcp_servers) or any(h.mcp_on_run for h in self.handoffs)
+        """True when this agent or one it can hand off to has MCP servers: a run connects
+        them before its first event."""
         self._history: list[ChatMessage] = []
         self._lock = asyncio.Lock()
         self.matchers_checked = -1
@@ -259,7 +258,7 @@ class Agent:
         agents it hands off to), each firing ``on_scope_register``. Runs do it themselves
         before their first event; call it to start the servers earlier. A server that cannot
         be started raises ``MCPConnectionError`` naming it."""
-        if self._connect_on_run:
+        if self.mcp_on_run:
             from ..mcp.attach import connect_servers
 
             await connect_servers(self)
@@ -296,9 +295,11 @@ class Agent:
 
     # running: the entry points of the agent's own conversation --------------------------
 
-    def _gated(self, gated: bool) -> bool:
-        """Streams are gated when asked, and always when ``post_agent`` has a guard."""
-        return gated or bool(self.bus.guards("post_agent"))
+    def stream_gated(self, asked: bool) -> bool:
+        """Whether a stream of this agent's runs is gated (its text withheld until
+        ``post_agent`` allowed the answer): when ``asked``, and always when ``post_agent`` has
+        a guard."""
+        return asked or bool(self.bus.guards("post_agent"))
 
     async def chat(self, message: str, signal: asyncio.Event | None = None) -> AgentResponse:
         """Run the agent on ``message`` in its own conversation; returns the final response.
@@ -307,11 +308,14 @@ class Agent:
         with ``CancelledError``. Either way ``on_chat_abort`` fires first.
         """
         async with self._lock:
-            if self._paused is not None:
-                refuse_chat(f"agent {self.name!r}", self._paused)
-            return await chat_in_memory(
-                self, Run(self, self.bus, self._history, signal=signal), message
-            )
+            refuse_chat(f"agent {self.name!r}", self._paused)
+            run = Run(self, self.bus, self._history, signal=signal)
+            start = len(self._history)
+            with counting(run):
+                try:
+                    return await execute_run(run, message)
+                finally:
+                    self._paused = keep(run, start)
 
     async def chat_stream(
         self, message: str, *, gated: bool = False, signal: asyncio.Event | None = None
@@ -322,7 +326,7 @@ class Agent:
         """
         async with self._lock:
             refuse_chat(f"agent {self.name!r}", self._paused)
-            run = Run(self, self.bus, self._history, signal=signal, gated=self._gated(gated))
+            run = Run(self, self.bus, self._history, signal=signal, gated=self.stream_gated(gated))
             start = len(self._history)
             with counting(run):
                 try:
@@ -358,7 +362,7 @@ class Agent:
     ) -> AsyncIterator[StreamEvent]:
         """``resume()`` yielding what ``chat_stream()`` yields."""
         async with self._lock:
-            run, state, decided = self._resumed(decisions, signal, self._gated(gated))
+            run, state, decided = self._resumed(decisions, signal, self.stream_gated(gated))
             body = partial(execute, run, partial(resume_body, run, state, decided))
             with counting(run, state.records):
                 try:

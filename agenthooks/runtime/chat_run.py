@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncGenerator, Callable, Coroutine
 from functools import partial
 from typing import Any
 
@@ -55,10 +55,9 @@ from .turn_loop import Ended, run_turns, stop
 _AFTER_ANSWER = GROUPS["after_answer"]
 
 
-def execute_run(run: Run, message: str) -> Coroutine[Any, Any, AgentResponse]:
-    """Run ``run`` on the user ``message`` (await it); ends with exactly one terminal
-    event."""
-    return execute(run, partial(_body, run, message))
+async def execute_run(run: Run, message: str) -> AgentResponse:
+    """Run ``run`` on the user ``message``; ends with exactly one terminal event."""
+    return await execute(run, partial(_body, run, message))
 
 
 Body = Callable[[], Coroutine[Any, Any, AgentResponse]]
@@ -68,7 +67,7 @@ async def execute(run: Run, body: Body) -> AgentResponse:
     """Run ``body`` (a run from its start, or a paused run's continuation) as ``run``; ends
     with exactly one terminal event: done, paused, abort or error."""
     agent = run.agent
-    if agent._connect_on_run:  # MCP servers start before the run's first event
+    if agent.mcp_on_run:  # MCP servers start before the run's first event
         await agent.connect_mcp()
     if run.parent is None and agent.matchers_checked != run.bus.version:
         check_matchers(run)  # what hooks match, against what this run can reach
@@ -135,21 +134,16 @@ async def _body(run: Run, message: str) -> AgentResponse:
     return await conclude(run, message, await run_turns(run))
 
 
-def conclude(run: Run, task: str, ended: Ended) -> Awaitable[AgentResponse]:
-    """The response once the turns ended (await it): denied, paused (``post_agent`` waits
-    for the end of the resumed run), or ``post_agent`` → the final message committed once
-    allowed."""
+async def conclude(run: Run, task: str, ended: Ended) -> AgentResponse:
+    """The response once the turns ended: denied, paused (``post_agent`` waits for the end
+    of the resumed run), or ``post_agent`` → the final message committed once allowed."""
     if ended.deny is not None:
-        return _denied(run, ended.deny.text())
+        return await _denied(run, ended.deny.text())
     if ended.finish_reason == "paused":
-        return _ready(completed(run, ended.content, "paused"))
-    return _finish_agent(
+        return completed(run, ended.content, "paused")
+    return await _finish_agent(
         run, task, ended.content, ended.finish_reason, ended.held, output=ended.output
     )
-
-
-async def _ready(response: AgentResponse) -> AgentResponse:
-    return response
 
 
 async def _finish_agent(
@@ -290,16 +284,13 @@ CUT_SHORT = "the tool call did not complete: the run ended before its result"
 model's view)."""
 
 
-def end_done(run: Run, response: AgentResponse, started: float) -> Awaitable[object]:
+async def end_done(run: Run, response: AgentResponse, started: float) -> None:
     """The end of an answered run that anyone hears: ``on_chat_done`` alone when nobody
     hears the end events after it (its failure or cancellation is then the run's own), else
     the three steps."""
     if _ENDS.isdisjoint(run.bus.listened):
-        return run.fire("on_chat_done", ChatDoneContext, response=response)
-    return _end_done(run, response, started)
-
-
-async def _end_done(run: Run, response: AgentResponse, started: float) -> None:
+        await run.fire("on_chat_done", ChatDoneContext, response=response)
+        return
     failure: Exception | None = None
     cancelled = False
     try:

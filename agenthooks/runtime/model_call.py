@@ -2,8 +2,8 @@
 
 hook layer (``pre_request`` → call → ``on_model_error`` on failure → ``on_response``) →
 the bus's middleware → the agent's middleware → the provider. Streaming is a different
-innermost call (``stream``), not a different path. When nothing wraps the call, the path goes
-straight to the provider: the one "nobody listens" check, at the top.
+innermost call (``stream_provider``), not a different path. When nothing wraps the call, the
+path goes straight to the provider: the one "nobody listens" check, at the top.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ async def _streamed_call(
     run: Run, ctx: PreRequestContext, hooks: ModelHooks | None
 ) -> ProviderResponse | Deny:
     if hooks is None:
-        result: ProviderResponse | Deny = await stream(run, ctx)
+        result: ProviderResponse | Deny = await stream_provider(run, ctx)
     else:
         STREAMS[run.run_id] = run
         try:
@@ -157,13 +157,14 @@ async def endpoint(ctx: PreRequestContext) -> ProviderResponse:
     """The innermost call: the provider the context names (a fallback middleware may have
     passed on another), streamed when the run streams."""
     if ctx.stream:
-        return await stream(STREAMS[ctx.run_id], ctx)
+        return await stream_provider(STREAMS[ctx.run_id], ctx)
     response: ProviderResponse = await ctx.provider.complete(ctx.request)
     return response
 
 
-async def stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
-    """The streamed call: stream events for observers, text deltas for the consumer."""
+async def stream_provider(run: Run, ctx: PreRequestContext) -> ProviderResponse:
+    """The provider's streamed call, the innermost call of a run that streams: stream events
+    for observers, text deltas for the run's consumer, the response at the end."""
     request = ctx.request
     await run.fire("on_stream_start", StreamStartContext, request=request)
     accumulated = ""
@@ -208,4 +209,4 @@ async def stream(run: Run, ctx: PreRequestContext) -> ProviderResponse:
     return response
 
 
-__all__ = ["STREAMS", "ModelHooks", "endpoint", "model_call", "stream"]
+__all__ = ["STREAMS", "ModelHooks", "endpoint", "model_call", "stream_provider"]

@@ -163,12 +163,16 @@ class Run:
         """What the run has used so far, its sub-agents included."""
         return self._usage
 
+    @usage.setter
+    def usage(self, value: Usage) -> None:  # spent, or a resumed run's as its pause stored it
+        self._usage = value
+        self.context_fields["usage"] = value
+
     def spend(self, usage: Usage) -> None:
         """Count ``usage`` for this run and every run above it."""
         run: Run | None = self
         while run is not None:
-            run._usage = run._usage + usage
-            run.context_fields["usage"] = run._usage
+            run.usage = run.usage + usage
             run = run.parent
 
     @property

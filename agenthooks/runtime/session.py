@@ -162,7 +162,7 @@ class Session:
     ) -> AsyncIterator[StreamEvent]:
         """``Agent.chat_stream`` in this conversation."""
         async with self._lock:
-            run, start, keeper = await self._begin(signal, self.agent._gated(gated))
+            run, start, keeper = await self._begin(signal, self.agent.stream_gated(gated))
             body = partial(execute_run, run, message)
             async with aclosing(self._stream(run, start, 0, keeper, body)) as items:
                 async for item in items:
@@ -190,7 +190,7 @@ class Session:
         """``resume()`` yielding what ``chat_stream()`` yields."""
         async with self._lock:
             run, start, keeper, state, decided = await self._begin_resume(
-                decisions, signal, self.agent._gated(gated)
+                decisions, signal, self.agent.stream_gated(gated)
             )
             body = partial(execute, run, partial(resume_body, run, state, decided))
             async with aclosing(self._stream(run, start, state.records, keeper, body)) as items:

@@ -204,7 +204,6 @@ def _third_party(module: str) -> set[str]:
 
 SHARED_NAMES = {
     "endpoint": "the innermost call of a stack: one per call kind (model_call, tool_call)",
-    "stream": "chat_run's streams a run to its consumer, model_call's a provider call",
 }
 """Top-level names more than one runtime module defines, each with what the copies mean."""
 
@@ -221,3 +220,9 @@ def test_a_runtime_name_means_one_thing() -> None:
     shared = {name: modules for name, modules in defined.items() if len(modules) > 1}
     assert set(shared) <= set(SHARED_NAMES), shared
     assert defined["names_in_reach"] == [RUNTIME + "reach"]
+    # a run streamed to its consumer; a provider's streamed call has a name of its own
+    assert defined["stream"] == [RUNTIME + "chat_run"]
+    assert defined["stream_provider"] == [RUNTIME + "model_call"]
+    # the agents a paused run may be in, by name (not "reachable": matchers reach names)
+    assert defined["agents_by_name"] == [RUNTIME + "durable.resume"]
+    assert "reachable" not in defined

@@ -1,11 +1,16 @@
 """The package and every plugin distribution reach into no pydantic internals: a model's fields
-are set through the model (or ``model_copy``), its hidden state is a declared private
-attribute, and nothing writes a model's ``__dict__`` or pydantic's own slots. Each finding
-names the file and the line."""
+are set and read through the model (attributes, ``model_fields``, ``model_copy``,
+``model_dump``), a model is validated through ``model_validate`` or its constructor, its
+hidden state is a declared private attribute, and nothing names pydantic's own
+``__pydantic_*__`` attributes (its validator, its slots). A static check cannot tell a model
+from another object, so no module reads or writes any object's ``__dict__`` (a class's own
+namespace is asked through what the class declares). Each finding names the file and the
+line."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -16,8 +21,9 @@ ROOT = Path(agenthooks.__file__).resolve().parent
 PLUGINS = ROOT.parent / "plugins"
 SOURCES = sorted(PLUGINS.glob("agenthooks-*/src"))
 """Each plugin distribution's package sources: the same rule holds there."""
-SLOTS = ("__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-"""pydantic's own slots: no module names them."""
+PYDANTIC = re.compile(r"__pydantic_\w+__")
+"""pydantic's own attributes (``__pydantic_validator__``, the slots ``__pydantic_fields_set__``,
+``__pydantic_extra__``, ``__pydantic_private__``...): no module names one."""
 WRITERS = ("update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__set__")
 """Methods that change the mapping (or descriptor) they are called on."""
 
@@ -56,9 +62,13 @@ def findings(source: str, filename: str) -> list[str]:
                 and str(node.args[1].value).startswith("__")
             ):
                 add(node, f"sets {node.args[1].value} with __setattr__")
-        elif isinstance(node, ast.Attribute) and node.attr in SLOTS:
+        elif isinstance(node, ast.Attribute) and PYDANTIC.fullmatch(node.attr):
             add(node, f"uses {node.attr}")
-        elif isinstance(node, ast.Constant) and node.value in SLOTS:
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and PYDANTIC.fullmatch(node.value)
+        ):
             add(node, f"names {node.value}")
         elif (
             isinstance(node, ast.Subscript)
@@ -68,6 +78,8 @@ def findings(source: str, filename: str) -> list[str]:
             and node.value.value.id == "BaseModel"
         ):
             add(node, "takes a slot of BaseModel.__dict__")
+        if isinstance(node, ast.Attribute) and _is_dict(node) and isinstance(node.ctx, ast.Load):
+            add(node, "reads a __dict__")
     return sorted(found, key=lambda f: int(f.split(":")[1]))
 
 
@@ -111,16 +123,32 @@ def test_each_kind_of_reach_into_pydantic_is_found() -> None:
             "obj.__pydantic_extra__ = None",
             "set_dict = BaseModel.__dict__['__dict__'].__set__",
             "model.__dict__ = data",
-            "value = ctx.__dict__.get('error')",  # reading is fine
+            "value = ctx.__dict__.get('error')",
+            "model = Args.__pydantic_validator__.validate_python(arguments)",
+            "return dict(model.__dict__)",
+            "schema = getattr(Args, '__pydantic_core_schema__')",
+            "if 'spec' in cls.__dict__: pass",
             "ctx.call = call",  # through the model: fine
+            "args = Args.model_validate(arguments)",  # public: fine
+            "values = {name: getattr(args, name) for name in Args.model_fields}",  # fine
+            "data = args.model_dump()",  # fine
+            "__all__ = ['__version__']",  # another dunder: fine
         )
     )
     assert findings(source, "m.py") == [
         "m.py:1: writes into a __dict__",
+        "m.py:1: reads a __dict__",
         "m.py:2: changes a __dict__ (.update)",
+        "m.py:2: reads a __dict__",
         "m.py:3: sets __pydantic_fields_set__ with __setattr__",
         "m.py:3: names __pydantic_fields_set__",
         "m.py:4: uses __pydantic_extra__",
         "m.py:5: takes a slot of BaseModel.__dict__",
+        "m.py:5: reads a __dict__",
         "m.py:6: replaces a __dict__",
+        "m.py:7: reads a __dict__",
+        "m.py:8: uses __pydantic_validator__",
+        "m.py:9: reads a __dict__",
+        "m.py:10: names __pydantic_core_schema__",
+        "m.py:11: reads a __dict__",
     ]

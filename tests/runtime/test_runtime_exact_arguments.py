@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from agenthooks import Agent, ProviderResponse, ScriptedProvider, ToolCall, ToolContext, tool
 from agenthooks.errors import ToolValidationError
@@ -83,3 +83,32 @@ async def test_the_tool_and_its_hooks_see_what_validation_gives(arguments: dict[
         assert [{k: (type(v), v) for k, v in s.items()} for s in seen] == [
             {k: (type(v), v) for k, v in expected.items()}
         ]
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+@tool
+def place(point: Point, tags: list[str], label: str = "here") -> str:
+    """Put a labelled point somewhere."""
+    return f"{label}: {point.x},{point.y} {tags}"
+
+
+def test_validated_arguments_are_the_fields_in_order_as_validated() -> None:
+    arguments = place.validate({"tags": ["a"], "point": {"x": "1", "y": 2}})
+
+    assert list(arguments) == ["point", "tags", "label"]  # declared order, defaults filled
+    assert type(arguments["point"]) is Point  # a model argument stays a model
+    assert arguments == {"point": Point(x=1, y=2), "tags": ["a"], "label": "here"}
+
+
+def test_invalid_arguments_name_every_problem() -> None:
+    with pytest.raises(ToolValidationError) as caught:
+        place.validate({"point": {"x": 1}, "tags": "a", "extra": 1})
+
+    assert str(caught.value) == (
+        "invalid arguments for tool 'place': point.y: Field required; "
+        "tags: Input should be a valid list; extra: Extra inputs are not permitted"
+    )

@@ -32,7 +32,7 @@ from ...errors import ResumeError, StoreError
 from ...messages import AgentResponse, ChatMessage, PendingCall, ToolCall
 from ..run_state import Run, new_id
 from .paused import Answer, PausedRun
-from .resume import capture, reachable
+from .resume import agents_by_name, capture
 from .store import Progress, Release, SessionRow, Store, deadline
 
 if TYPE_CHECKING:
@@ -291,7 +291,7 @@ def recovered(
     asked = {p.call_id: p for p in previous.pending} if previous is not None else {}
     answers: dict[str, Answer] = dict(previous.answers) if previous is not None else {}
     started = set(row.journal.started) if row.journal is not None else set()
-    agent = reachable(root).get(base.agent, root)
+    agent = agents_by_name(root).get(base.agent, root)
     pending: list[PendingCall] = []
     for call in open_calls:
         arguments = asked[call.id].arguments if call.id in asked else dict(call.arguments)

@@ -1,14 +1,13 @@
 """What a conversation (a ``Session`` or an ``Agent``'s own) does around a run that may pause:
-count the run's ``on_event`` records, and keep the paused run once it ended paused."""
+count the run's ``on_event`` records, and keep the paused run once it ended paused. Each
+conversation keeps its own history and paused run; these helpers take and return values, and
+never reach into the conversation."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from ...bus.signals import RECORD_COUNTS
 from ...errors import NotPausedError, SessionPausedError
-from ...messages import AgentResponse, ChatMessage, PendingCall
-from ..chat_run import execute_run
+from ...messages import PendingCall
 from ..run_state import Run
 from .paused import PausedRun
 from .resume import capture
@@ -31,24 +30,6 @@ class counting:
 
     def __exit__(self, *exc: object) -> None:
         RECORD_COUNTS.pop(self.run.run_id, None)
-
-
-class InMemory(Protocol):
-    """A conversation kept in memory: an agent's own, or a ``Session`` without a store."""
-
-    _history: list[ChatMessage]
-    _paused: PausedRun | None
-
-
-async def chat_in_memory(owner: InMemory, run: Run, message: str) -> AgentResponse:
-    """Run ``run`` (of ``owner``'s conversation) on the user ``message``; a run that ended
-    paused is kept in ``owner``, whatever ended it."""
-    start = len(owner._history)
-    with counting(run):
-        try:
-            return await execute_run(run, message)
-        finally:
-            owner._paused = keep(run, start) if run.pending else None
 
 
 def ended_paused(run: Run) -> bool:
@@ -86,8 +67,6 @@ def pending_of(paused: PausedRun | None) -> list[PendingCall]:
 
 
 __all__ = [
-    "InMemory",
-    "chat_in_memory",
     "counting",
     "ended_paused",
     "keep",

@@ -72,7 +72,7 @@ def _same(a: list[ChatMessage], b: list[ChatMessage]) -> bool:
     return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b))
 
 
-def reachable(root: Agent) -> dict[str, Agent]:
+def agents_by_name(root: Agent) -> dict[str, Agent]:
     """Every agent a run of ``root`` may be running when it pauses: ``root`` and its handoff
     targets, theirs, and so on, by name."""
     found: dict[str, Agent] = {}
@@ -123,7 +123,7 @@ def check(
             session_id=session,
             call_ids=missing,
         )
-    agents = reachable(root)
+    agents = agents_by_name(root)
     agent = agents.get(state.agent)
     if agent is None:
         raise ToolsChangedError(
@@ -168,7 +168,7 @@ def restore(run: Run, state: PausedRun, root: Agent) -> None:
     """
     if state.pending:
         _assistant(run, state)  # before the run starts: a history that lost it resumes nothing
-    agents = reachable(root)
+    agents = agents_by_name(root)
     agent = agents[state.agent]
     if agent is not run.agent:
         run.switch_to(agent)  # its own guards join the run's bus, as at the handoff
@@ -180,7 +180,7 @@ def restore(run: Run, state: PausedRun, root: Agent) -> None:
     )
     run.turns = state.turns
     run.iteration = state.iteration
-    run._usage = state.usage
+    run.usage = state.usage
     run.input = state.input
     run.model = state.model
     run.thinking = state.thinking
@@ -300,9 +300,9 @@ async def _deny(run: Run, call: ToolCall, reason: str) -> None:
 __all__ = [
     "Answer",
     "PausedRun",
+    "agents_by_name",
     "capture",
     "check",
-    "reachable",
     "restore",
     "resume_body",
     "tool_calls_in",

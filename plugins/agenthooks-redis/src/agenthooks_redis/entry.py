@@ -33,8 +33,8 @@ class EntryError(ValueError):
 def record_json(record: EventRecord) -> bytes:
     """The ``record`` field: the record's own fields and ``schema``, as flat JSON."""
     body: dict[str, Any] = {"schema": SCHEMA}
-    body.update(record.__dict__)  # the fields, in their declared order
-    body.pop("signal", None)
+    for name in RECORD_KEYS:  # the fields, in their declared order
+        body[name] = getattr(record, name)
     try:
         return to_json(body, fallback=json_fallback, serialize_unknown=True)
     except Exception:  # an object whose str() raises: the slow path never does
