@@ -991,7 +991,8 @@ async def _keep_in_session(ic: InvocationContext, delta: dict[str, Any]) -> None
     content, so no model and no agent router reads it as a turn)."""
     event = Event(
         invocation_id=ic.invocation_id,
-        author=ic.agent.name,
+        # the agent that ran is the author ADK's own state writes carry
+        author=ic.agent.name if ic.agent is not None else "agenthooks",
         actions=EventActions(state_delta=delta),
     )
     await ic.session_service.append_event(ic.session, event)
