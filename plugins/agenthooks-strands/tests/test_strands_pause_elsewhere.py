@@ -1,12 +1,17 @@
 """A Strands run paused through its interrupts and resumed by a fresh agent restored from a
 ``FileSessionManager`` (a fresh bus, plugin and model, nothing of the pause in this process's
-``PAUSED_RUNS``) keeps its counts: they travel in ``agent.state``, which the session persists."""
+``PAUSED_RUNS``), also when another process paused it, keeps its counts: they travel in
+``agent.state``, which the session persists."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from agenthooks_limits import Limits
 from agenthooks_strands import AgentHooksPlugin
 from agenthooks_strands.testing import ScriptedModel, tool_calls
@@ -22,7 +27,7 @@ from agenthooks.testing import HookRecorder
 DENIED = 'Tool call "read_file" was denied (tool call limit: 2 of 2 tool calls used)'
 
 
-def _agent(tmp: Path, script: list[Any]) -> tuple[Agent, ScriptedModel, HookRecorder]:
+def make_agent(tmp: Path | str, script: list[Any]) -> tuple[Agent, ScriptedModel, HookRecorder]:
     """Everything rebuilt: a bus, its plugins, the bridge, the model and the agent, on the
     session the files under ``tmp`` keep."""
     bus = HookBus()
@@ -44,7 +49,7 @@ def _agent(tmp: Path, script: list[Any]) -> tuple[Agent, ScriptedModel, HookReco
 
 
 async def test_a_fresh_agent_on_the_session_goes_on_from_the_counts(tmp_path: Path) -> None:
-    first, _, before = _agent(
+    first, _, before = make_agent(
         tmp_path,
         [
             tool_calls(("r1", "read_file", {"path": "/a"})),
@@ -59,7 +64,7 @@ async def test_a_fresh_agent_on_the_session_goes_on_from_the_counts(tmp_path: Pa
     assert PAUSED_RUNS.take([("strands", pause.run_id)]) is not None
     del first
 
-    again, model, after = _agent(
+    again, model, after = make_agent(
         tmp_path, [tool_calls(("r2", "read_file", {"path": "/c"})), "done"]
     )
     result = await again.invoke_async(answer(paused, Approve()))
@@ -77,3 +82,40 @@ async def test_a_fresh_agent_on_the_session_goes_on_from_the_counts(tmp_path: Pa
     assert done.response.iterations == 4
     # a run resumes once: the session no longer holds its counts
     assert again.state.get(STORED_KEY) is None
+
+
+@pytest.mark.subprocess
+async def test_a_run_paused_in_another_process_goes_on_from_its_counts(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("strands_pause_worker.py")), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).parent,
+    )
+    assert done.returncode == 0, done.stderr
+    paused = json.loads(done.stdout.strip().splitlines()[-1])
+    assert paused["stop_reason"] == "interrupt"
+    assert paused["ran"] == [["read_file", "/a"]]
+    assert paused["total_tokens"] == 30
+
+    agent, model, after = make_agent(
+        tmp_path, [tool_calls(("r2", "read_file", {"path": "/c"})), "done"]
+    )
+    answers = [
+        {"interruptResponse": {"interruptId": i, "response": Approve()}}
+        for i in paused["interrupts"]
+    ]
+    result = await agent.invoke_async(answers)
+    assert str(result).strip() == "done"
+    # this process ran the approved delete only: the read in the other one used the cap too
+    assert RAN == [("delete_file", "/b")]
+    assert tool_results(model)["r2"] == ("error", DENIED)
+    [back] = after.of("on_run_resumed")
+    assert back.run_id == paused["run_id"]
+    assert back.decisions == {"d1": Approve()}
+    assert back.usage.total_tokens == 30
+    [finished] = after.of("on_chat_done")
+    assert finished.response.usage.total_tokens == 60
+    assert finished.response.iterations == 4
