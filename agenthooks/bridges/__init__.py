@@ -25,7 +25,7 @@ from .needs import (
     check_plugins,
     everywhere,
 )
-from .pausing import PAUSED_RUNS, Carried, PausedRuns
+from .pausing import PAUSED_RUNS, STORED_KEY, Carried, PausedRuns
 from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
 from .stream import BridgeStream
 from .subagents import SUBAGENT_EVENTS, Delegation, delegate
@@ -38,6 +38,7 @@ __all__ = [
     "BASELINE_HONOURS",
     "ENTRY_POINT_GROUP",
     "PAUSED_RUNS",
+    "STORED_KEY",
     "SUBAGENT_EVENTS",
     "BridgeError",
     "BridgeRun",

@@ -10,8 +10,11 @@ it back and hands it to ``BridgeRun.resume_from`` before ``BridgeRun.resumed`` f
 ``on_run_resumed``. So a ``Limits`` tool-call cap, the token cap and the reported usage go on
 after a resume on every bridge, as on our runtime.
 
-``Carried`` is JSON (``dump`` / ``load``): a bridge whose framework keeps its own state across
-processes (a checkpointer, a session service) may store it there too.
+``Carried`` is JSON (``dump`` / ``load``). ``PAUSED_RUNS`` lives in one process; a framework
+that persists a paused run itself (an ADK session's state, a Strands ``agent.state``) also gets
+``Carried.dump()`` under ``STORED_KEY`` at the pause, and ``PausedRuns.resume`` takes the run
+from this process's table or else from what the framework stored, so a run resumed in another
+process (a fresh runner, agent and bus on the same session store) goes on from its counts.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..messages import PendingCall, Usage
+
+STORED_KEY = "agenthooks:paused_run"
+"""Where a bridge keeps a paused run's ``Carried.dump()`` in its framework's persisted state."""
 
 KEPT = 10_000
 """Paused runs ``PAUSED_RUNS`` keeps at most; the oldest go first (pauses nobody resumed)."""
@@ -55,7 +61,15 @@ class Carried:
 
     @classmethod
     def load(cls, data: dict[str, Any]) -> Carried:
-        """What ``dump`` wrote."""
+        """What ``dump`` wrote.
+
+        Raises:
+            ValueError: ``data`` is not what ``dump`` writes (it names the run id missing).
+        """
+        if not isinstance(data, dict) or not data.get("run_id"):
+            raise ValueError(
+                f"a paused run's stored counts need a 'run_id' (Carried.dump()), got {data!r}"
+            )
         return cls(
             run_id=str(data["run_id"]),
             iteration=data.get("iteration"),
@@ -99,6 +113,26 @@ class PausedRuns:
                 return found[0]
         return None
 
+    def resume(
+        self, keys: Iterable[Hashable], stored: object = None, run_id: str | None = None
+    ) -> Carried | None:
+        """The paused run a resume goes on from: the one ``take(keys)`` finds in this process,
+        else the one the framework persisted (``stored``, a ``Carried.dump()``, or ``None``
+        when it holds none) when it is the run ``run_id`` names (any run when ``None``).
+
+        Raises:
+            ValueError: ``stored`` is not ``None`` and not what ``Carried.dump()`` writes.
+        """
+        carried = self.take(keys)
+        if carried is not None or stored is None:
+            return carried
+        if not isinstance(stored, dict):
+            raise ValueError(
+                f"a paused run's stored counts must be Carried.dump()'s dict, got {stored!r}"
+            )
+        found = Carried.load(stored)
+        return found if run_id is None or found.run_id == run_id else None
+
     def get(self, key: Hashable) -> Carried | None:
         """The run filed under ``key``, left filed (what a UI reads while the run waits)."""
         found = self._runs.get(key)
@@ -118,4 +152,4 @@ PAUSED_RUNS = PausedRuns()
 """The paused bridged runs of this process."""
 
 
-__all__ = ["KEPT", "PAUSED_RUNS", "Carried", "PausedRuns"]
+__all__ = ["KEPT", "PAUSED_RUNS", "STORED_KEY", "Carried", "PausedRuns"]

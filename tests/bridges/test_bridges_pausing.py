@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agenthooks import AgentResponse, HookBus, ToolCall, Usage
 from agenthooks.bridges import (
     PAUSED_RUNS,
@@ -84,3 +86,26 @@ async def test_a_bridge_run_carries_its_counts_and_its_plugins_state() -> None:
     assert resumed.decisions == {"c9": "approved"}
     await again.loop_start()
     assert again.iteration == 1  # the turns go on
+
+
+def test_a_resume_takes_the_run_of_this_process_first_then_the_stored_one() -> None:
+    runs = PausedRuns()
+    here = Carried(run_id="r1", tool_calls=2)
+    stored = Carried(run_id="r1", tool_calls=1, usage=Usage(total_tokens=3)).dump()
+    runs.keep([("fw", "c1")], here)
+    assert runs.resume([("fw", "c1")], stored, "r1") is here
+    # another process: nothing kept here, the framework's copy goes on
+    elsewhere = runs.resume([("fw", "c1")], stored, "r1")
+    assert elsewhere == Carried(run_id="r1", tool_calls=1, usage=Usage(total_tokens=3))
+    assert runs.resume([("fw", "c1")], stored, "r2") is None  # another run's counts
+    assert runs.resume([("fw", "c1")], None, "r1") is None  # nothing stored
+
+
+def test_a_malformed_stored_run_is_a_typed_error_naming_what_is_missing() -> None:
+    runs = PausedRuns()
+    with pytest.raises(ValueError, match=r"must be Carried.dump\(\)'s dict, got 'oops'"):
+        runs.resume([("fw", "c1")], "oops")
+    with pytest.raises(
+        ValueError, match=r"need a 'run_id' \(Carried.dump\(\)\), got \{'tool_calls': 2\}"
+    ):
+        runs.resume([("fw", "c1")], {"tool_calls": 2})

@@ -38,6 +38,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
@@ -52,6 +53,7 @@ from google.genai import types
 from agenthooks import Approve, Ask, Deny, HookBus
 from agenthooks.bridges import (
     PAUSED_RUNS,
+    STORED_KEY,
     BridgeRun,
     BridgeStream,
     BridgeTool,
@@ -155,6 +157,8 @@ class _Run:
         default_factory=dict
     )
     """The tasks watched for a cancellation (``_watch``)."""
+    carried_in_session: bool = False
+    """The run resumed from counts its pause kept in the session's state (``_stored``)."""
 
 
 class AgentHooksPlugin(BasePlugin):
@@ -335,8 +339,11 @@ class AgentHooksPlugin(BasePlugin):
                 state.rejected[call_id] = reason
                 decisions[call_id] = Deny(reason)
         # the invocation goes on with its turns, tool calls, usage and plugins' state, as
-        # its pause in this process left them
-        carried = PAUSED_RUNS.take([(PAUSE_KEY, state.run.run_id)])
+        # its pause left them in this process, or in the session's state (a runner in
+        # another process, on the same session service)
+        stored = ic.session.state.get(_stored(state.run.run_id))
+        state.carried_in_session = stored is not None
+        carried = PAUSED_RUNS.resume([(PAUSE_KEY, state.run.run_id)], stored, state.run.run_id)
         if carried is not None:
             state.run.resume_from(carried)
         await state.run.resumed(pending, decisions)
@@ -901,21 +908,29 @@ class AgentHooksPlugin(BasePlugin):
             return
         self._unwatch(state)
         run = state.run
-        if invocation_context.is_aborted:
-            await run.abort("aborted")
-        elif state.paused:
+        if state.paused and not invocation_context.is_aborted:
             try:
                 await run.paused(run.answer(None, "paused", pending=state.paused))
-            finally:  # the confirmation resumes the invocation: its counts wait for it there
-                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(state.paused))
-        elif state.final is not None:
-            await run.done(state.final)
-        elif state.answered_run:
-            await run.done(run.answer(state.answer))
-        else:
-            # ADK ends a run whose caller stopped reading its events (an early close) the
-            # way it ends a completed one
-            await run.abort("the caller stopped reading the run's events")
+            finally:  # the confirmation resumes the invocation: its counts wait for it there,
+                # and in the session's state, which the session service persists
+                carried = run.carry(state.paused)
+                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], carried)
+                await _keep_in_session(invocation_context, {_stored(run.run_id): carried.dump()})
+            return
+        try:
+            if invocation_context.is_aborted:
+                await run.abort("aborted")
+            elif state.final is not None:
+                await run.done(state.final)
+            elif state.answered_run:
+                await run.done(run.answer(state.answer))
+            else:
+                # ADK ends a run whose caller stopped reading its events (an early close) the
+                # way it ends a completed one
+                await run.abort("the caller stopped reading the run's events")
+        finally:
+            if state.carried_in_session:  # a run resumes once: its stored counts are spent
+                await _keep_in_session(invocation_context, {_stored(run.run_id): None})
 
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
@@ -963,5 +978,24 @@ def _rejection(confirmation: ToolConfirmation) -> str:
 
 PAUSE_KEY = "adk"
 """The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by invocation id)."""
+
+
+def _stored(invocation_id: str) -> str:
+    """The session state key of a paused invocation's counts (``Carried.dump()``)."""
+    return f"{STORED_KEY}:{invocation_id}"
+
+
+async def _keep_in_session(ic: InvocationContext, delta: dict[str, Any]) -> None:
+    """Write ``delta`` into the session's state the way ADK persists state: an event whose
+    ``EventActions.state_delta`` the session service applies and stores (it carries no
+    content, so no model and no agent router reads it as a turn)."""
+    event = Event(
+        invocation_id=ic.invocation_id,
+        # the agent that ran is the author ADK's own state writes carry
+        author=ic.agent.name if ic.agent is not None else "agenthooks",
+        actions=EventActions(state_delta=delta),
+    )
+    await ic.session_service.append_event(ic.session, event)
+
 
 __all__ = ["AgentHooksPlugin"]

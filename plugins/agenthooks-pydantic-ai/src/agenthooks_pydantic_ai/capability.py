@@ -54,6 +54,7 @@ from agenthooks import (
 )
 from agenthooks.bridges import (
     PAUSED_RUNS,
+    STORED_KEY,
     BridgeRun,
     Delegation,
     RunDenied,
@@ -189,7 +190,10 @@ class _RunHooks(AgentHooksCapability):
             # a run that goes on from a history (a resumed pause): no user message. A pause
             # of this process goes on with its id, counts, usage and plugins' state, and
             # starts with on_run_resumed (once the user-prompt node shows the decisions)
-            carried = PAUSED_RUNS.take((PAUSE_KEY, i) for i in _open_calls(ctx.messages))
+            # (or, resumed in another process, the counts its pause left in the history)
+            carried = PAUSED_RUNS.resume(
+                [(PAUSE_KEY, i) for i in _open_calls(ctx.messages)], _stored(ctx.messages)
+            )
             if carried is not None:
                 run.resume_from(carried)
                 self.resuming = list(carried.pending)
@@ -237,10 +241,11 @@ class _RunHooks(AgentHooksCapability):
             paused = self._paused_response(run, output)
             try:
                 await run.paused(paused)
-            finally:  # the deferred calls resume it: its counts and plugins' state wait there
-                PAUSED_RUNS.keep(
-                    [(PAUSE_KEY, p.call_id) for p in paused.pending], run.carry(paused.pending)
-                )
+            finally:  # the deferred calls resume it: its counts and plugins' state wait there,
+                # and in the history a resume in another process is handed
+                carried = run.carry(paused.pending)
+                PAUSED_RUNS.keep([(PAUSE_KEY, p.call_id) for p in paused.pending], carried)
+                _keep_in_history(result.all_messages(), carried.dump())
             return result
         if _ANSWER_EVENTS.isdisjoint(run.bus.listened):
             await self._flush_held(run)
@@ -737,6 +742,24 @@ def _with_answer(result: AgentRunResult[Any], text: str) -> AgentRunResult[Any]:
 
 PAUSE_KEY = "pydantic-ai"
 """The namespace of this bridge's paused runs in ``PAUSED_RUNS`` (by deferred call id)."""
+
+
+def _keep_in_history(messages: Sequence[ModelMessage], dump: dict[str, Any]) -> None:
+    """Keep a paused run's counts (``Carried.dump()``) in the ``metadata`` of the response
+    whose calls it waits on: data for the application, never sent to the model, and kept by
+    ``ModelMessagesTypeAdapter`` with the history the caller stores for the resume."""
+    for message in reversed(messages):
+        if isinstance(message, ModelResponse):
+            message.metadata = {**(message.metadata or {}), STORED_KEY: dump}
+            return
+
+
+def _stored(messages: Sequence[ModelMessage]) -> object:
+    """What ``_keep_in_history`` kept on the last response of ``messages`` (``None``: nothing)."""
+    for message in reversed(messages):
+        if isinstance(message, ModelResponse):
+            return (message.metadata or {}).get(STORED_KEY)
+    return None
 
 
 def _open_calls(messages: Sequence[ModelMessage]) -> list[str]:

@@ -46,6 +46,7 @@ from agenthooks import (
 )
 from agenthooks.bridges import (
     PAUSED_RUNS,
+    STORED_KEY,
     SUBAGENT_EVENTS,
     BridgeRun,
     BridgeStream,
@@ -242,7 +243,7 @@ class AgentHooksPlugin(Plugin):
             async with run:
                 try:
                     if asked:
-                        await self._resumed(run, asked)
+                        await self._resumed(run, asked, agent)
                     else:
                         names = agent.tool_names if run.listened("on_chat_start") else []
                         got = await run.start(text, tools=names)
@@ -270,7 +271,7 @@ class AgentHooksPlugin(Plugin):
                 if state.failure is not None:
                     raise state.failure
                 if stop is not None:
-                    await self._finish(state, stop)
+                    await self._finish(state, stop, agent)
         finally:
             if self._states.get(key) is state:
                 del self._states[key]
@@ -318,7 +319,7 @@ class AgentHooksPlugin(Plugin):
             added.add("tool")
             agent.add_middleware(ExecuteToolStage, self._tool)
 
-    async def _resumed(self, run: BridgeRun, asked: list[Any]) -> None:
+    async def _resumed(self, run: BridgeRun, asked: list[Any], agent: Any) -> None:
         """``on_run_resumed``: the calls the run waited on and the answers it resumes with."""
         decisions = {
             str(i.reason.get("tool_call_id", "")): _decision(i.response)
@@ -327,13 +328,18 @@ class AgentHooksPlugin(Plugin):
         }
         pending = _pending(asked)
         # the run goes on with its turns, tool calls, usage and plugins' state, as its pause
-        # in this process left them (its id is in the interrupts' reasons)
-        carried = PAUSED_RUNS.take([(PAUSE_KEY, run.run_id)])
+        # left them in this process, or in agent.state (a session manager restored it in
+        # another); its id is in the interrupts' reasons
+        carried = PAUSED_RUNS.resume(
+            [(PAUSE_KEY, run.run_id)], agent.state.get(STORED_KEY), run.run_id
+        )
         if carried is not None:
             run.resume_from(carried)
+            if agent.state.get(STORED_KEY) is not None:  # a run resumes once
+                agent.state.delete(STORED_KEY)
         await run.resumed(pending, decisions)
 
-    async def _finish(self, state: _State, stop: EventLoopStopEvent) -> None:
+    async def _finish(self, state: _State, stop: EventLoopStopEvent, agent: Any) -> None:
         run = state.run
         stop_reason, message, _metrics, _request_state, interrupts, structured, *_ = stop["stop"]
         if stop_reason == "interrupt":
@@ -342,8 +348,12 @@ class AgentHooksPlugin(Plugin):
             )
             try:
                 await run.paused(run.answer(None, "paused", pending=pending))
-            finally:  # the interrupts resume it: its counts and plugins' state wait there
-                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(pending))
+            finally:  # the interrupts resume it: its counts and plugins' state wait there,
+                # and in agent.state, which Strands' session managers persist with the
+                # interrupts, for a resume in another process
+                carried = run.carry(pending)
+                PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], carried)
+                agent.state.set(STORED_KEY, carried.dump())
             return
         if stop_reason == "cancelled":
             await run.abort("cancelled")
