@@ -26,7 +26,7 @@ from .needs import (
     everywhere,
 )
 from .pausing import PAUSED_RUNS, Carried, PausedRuns
-from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
+from .run import Answer, BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
 from .stream import BridgeStream
 from .subagents import SUBAGENT_EVENTS, Delegation, delegate
 from .tool import BridgeTool, Validate
@@ -39,6 +39,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "PAUSED_RUNS",
     "SUBAGENT_EVENTS",
+    "Answer",
     "BridgeError",
     "BridgeRun",
     "BridgeStream",

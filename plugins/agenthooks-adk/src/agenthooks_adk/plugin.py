@@ -905,13 +905,13 @@ class AgentHooksPlugin(BasePlugin):
             await run.abort("aborted")
         elif state.paused:
             try:
-                await run.paused(run.answer(None, "paused", pending=state.paused))
+                await run.paused(lambda: run.answer(None, "paused", pending=state.paused))
             finally:  # the confirmation resumes the invocation: its counts wait for it there
                 PAUSED_RUNS.keep([(PAUSE_KEY, run.run_id)], run.carry(state.paused))
         elif state.final is not None:
             await run.done(state.final)
         elif state.answered_run:
-            await run.done(run.answer(state.answer))
+            await run.done(lambda: run.answer(state.answer))
         else:
             # ADK ends a run whose caller stopped reading its events (an early close) the
             # way it ends a completed one
