@@ -559,7 +559,9 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             await delegation.start(bridge.agent, run.input)
         self._follow(graph, run)
         run.input_id = human.id if human is not None else None
-        update: dict[str, Any] = {RUN_KEY: run.kept()}
+        # the state keeps the run's record for a resume, which needs a checkpointer and so a
+        # thread: a run without one writes none (as after each model call)
+        update: dict[str, Any] = {RUN_KEY: run.kept()} if bridge.session_id is not None else {}
         names = (
             [
                 t.name if isinstance(t, BaseTool) else tool_name(tool_schema(t))
