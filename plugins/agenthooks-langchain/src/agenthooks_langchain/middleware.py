@@ -193,7 +193,9 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         run, update = await self._model_run(request)
         if run.final is not None:  # the start was denied: its reason is the answer
             return _with_update(
-                ModelResponse(result=[AIMessage(content=run.bridge.built(run.final).content or "")]),
+                ModelResponse(
+                    result=[AIMessage(content=run.bridge.built(run.final).content or "")]
+                ),
                 update,
             )
         if update.get("messages"):
