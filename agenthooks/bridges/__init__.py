@@ -26,7 +26,7 @@ from .needs import (
     everywhere,
 )
 from .pausing import PAUSED_RUNS, STORED_KEY, Carried, PausedRuns
-from .run import BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
+from .run import Answer, BridgeError, BridgeRun, FrameworkModel, ModelCall, ToolInvoke
 from .stream import BridgeStream
 from .subagents import SUBAGENT_EVENTS, Delegation, delegate
 from .tool import BridgeTool, Validate
@@ -40,6 +40,7 @@ __all__ = [
     "PAUSED_RUNS",
     "STORED_KEY",
     "SUBAGENT_EVENTS",
+    "Answer",
     "BridgeError",
     "BridgeRun",
     "BridgeStream",

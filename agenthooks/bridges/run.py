@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from ..bus import HookBus
 from ..decisions import Ask, Deny
@@ -62,6 +62,10 @@ from .turns import NextTurn, between_turns
 
 C = TypeVar("C", bound=EventContext)
 ModelCall = Callable[[ProviderRequest], Awaitable[ProviderResponse]]
+Answer = AgentResponse | Callable[[], AgentResponse]
+"""A run's answer, or a function that builds it: the run calls it only when a handler hears
+the event that carries the answer (``post_agent``, the terminal event, ``on_chat_end``), so a
+run nobody listens to builds no answer."""
 ToolInvoke = Callable[[dict[str, Any]], Awaitable[Any]]
 
 _MODEL_EVENTS = GROUPS["model_call"]
@@ -154,6 +158,7 @@ class BridgeRun:
         self.state: dict[str, Any] = {}
         """The plugins' per-run state a pause keeps (``on_chat_paused``'s ``state``)."""
         self._turn_open = False
+        self._built: tuple[Callable[[], AgentResponse], AgentResponse] | None = None
         self._started = time.perf_counter()
         self._model_hooks = ModelHooks(bus)
         self._tool_hooks = ToolHooks(bus, serial=self.serial)
@@ -395,14 +400,28 @@ class BridgeRun:
         """``on_message``: ``message`` joined the conversation."""
         await self.fire("on_message", MessageContext, message=message)
 
-    async def post_agent(self, response: AgentResponse, input: str = "") -> AgentResponse | Deny:
+    @overload
+    async def post_agent(
+        self, response: AgentResponse, input: str = ""
+    ) -> AgentResponse | Deny: ...
+
+    @overload
+    async def post_agent(self, response: Answer, input: str = "") -> Answer | Deny: ...
+
+    async def post_agent(self, response: Answer, input: str = "") -> Answer | Deny:
         """``post_agent``: the answer the caller gets (rewritten or not), or the ``Deny``
-        that withholds it."""
-        got = await self.fire("post_agent", PostAgentContext, input=input, response=response)
+        that withholds it. ``response`` may be a function that builds the answer, called only
+        when ``post_agent`` is heard. Unless a handler gave another answer, ``response``
+        itself comes back (a function too): ``done`` then reports the answer the handlers
+        saw, built once."""
+        if "post_agent" not in self.bus.listened or self.closed:
+            return response
+        answer = self.built(response)
+        got = await self.fire("post_agent", PostAgentContext, input=input, response=answer)
         if isinstance(got, Deny):
             self.capabilities.require("post_agent", "deny")
             return got
-        if isinstance(got, PostAgentContext) and got.response is not response:
+        if isinstance(got, PostAgentContext) and got.response is not answer:
             self.capabilities.require("post_agent", "response")
             return got.response
         return response
@@ -436,6 +455,18 @@ class BridgeRun:
             pending=list(pending),
         )
 
+    def built(self, answer: Answer) -> AgentResponse:
+        """``answer`` as an ``AgentResponse``: a function that builds it is called once, and
+        the same answer comes back for it afterwards (``post_agent`` and ``done`` report the
+        one object a handler may have changed in place)."""
+        if isinstance(answer, AgentResponse):
+            return answer
+        if self._built is not None and self._built[0] is answer:
+            return self._built[1]
+        response = answer()
+        self._built = (answer, response)
+        return response
+
     def denied_response(self, deny: Deny, messages: Sequence[ChatMessage] = ()) -> AgentResponse:
         """The answer of a run a hook denied: the reason as its content."""
         return self.answer(deny.text(), "denied", messages=messages)
@@ -445,15 +476,18 @@ class BridgeRun:
         (``finish_reason="stopped"``), as on our runtime."""
         return self.answer(content, "stopped", output=output)
 
-    async def done(self, response: AgentResponse) -> None:
+    async def done(self, response: Answer) -> None:
         """The run completed: ``on_chat_done``, then ``on_chat_end`` (once per run). A
         handler of the open turn's ``on_loop_end`` that raises makes it ``on_chat_error``
-        (a cancellation there: ``on_chat_abort``), and the error goes on to the caller."""
+        (a cancellation there: ``on_chat_abort``), and the error goes on to the caller.
+        ``response`` may be a function that builds the answer: it is called only when
+        ``on_chat_done`` or ``on_chat_end`` has a listener."""
         await self._close("on_chat_done", response=response)
 
-    async def paused(self, response: AgentResponse) -> None:
+    async def paused(self, response: Answer) -> None:
         """The run waits for a human: ``on_chat_paused`` (its handlers keep their per-run
-        state in ``state``: ``carry()`` has it afterwards), then ``on_chat_end``."""
+        state in ``state``: ``carry()`` has it afterwards), then ``on_chat_end``.
+        ``response`` may be a function that builds the answer, as for ``done``."""
         await self._close("on_chat_paused", response=response)
 
     async def error(self, exc: BaseException) -> None:
@@ -469,7 +503,7 @@ class BridgeRun:
         self,
         terminal: str,
         *,
-        response: AgentResponse | None = None,
+        response: Answer | None = None,
         error: BaseException | None = None,
         reason: Any = None,
     ) -> None:
@@ -481,6 +515,13 @@ class BridgeRun:
             # so the run ends aborted, not with an answer nobody receives
             terminal, reason, response = "on_chat_abort", "cancelled", None
             raised = asyncio.CancelledError()
+        answer: AgentResponse | None = None
+        if response is not None:
+            # built here, as the run ends, and only for a handler that hears it: a run nobody
+            # listens to builds no answer
+            heard = self.bus.listened
+            if terminal in heard or "on_chat_end" in heard:
+                answer = self.built(response)
         self.ended = terminal
         if terminal == "on_chat_abort":
             self._tear_down()
@@ -491,7 +532,7 @@ class BridgeRun:
                 raised = raised or exc
                 if terminal in ("on_chat_done", "on_chat_paused"):
                     # the run did not end as it was about to: it failed or was cancelled
-                    response = None
+                    answer = None
                     if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
                         terminal, reason = "on_chat_abort", "cancelled"
                         self._tear_down()
@@ -502,10 +543,10 @@ class BridgeRun:
             if terminal == "on_chat_error" and isinstance(error, StopRun):
                 await self._fire_end("on_stop", StopContext, reason=error.reason)
             if terminal == "on_chat_done":
-                await self._fire_end("on_chat_done", ChatDoneContext, response=response)
+                await self._fire_end("on_chat_done", ChatDoneContext, response=answer)
             elif terminal == "on_chat_paused":
                 paused = await self._fire_end(
-                    "on_chat_paused", ChatPausedContext, response=response, state=self.state
+                    "on_chat_paused", ChatPausedContext, response=answer, state=self.state
                 )
                 if isinstance(paused, ChatPausedContext):
                     self.state = paused.state
@@ -520,7 +561,7 @@ class BridgeRun:
                 await self._fire_end(
                     "on_chat_end",
                     ChatEndContext,
-                    response=response,
+                    response=answer,
                     error=error,
                     duration=time.perf_counter() - self._started,
                 )
@@ -623,6 +664,7 @@ class BridgeRun:
 
 
 __all__ = [
+    "Answer",
     "BridgeError",
     "BridgeRun",
     "FrameworkModel",

@@ -106,3 +106,18 @@ async def test_resumed_elsewhere_the_run_keeps_its_id_turns_and_usage_from_the_g
     assert finished.run_id == paused.run_id
     assert finished.output.usage.total_tokens == 45  # the checkpoint kept both calls' usage
     assert finished.output.iterations == 3
+
+
+async def test_the_graph_state_keeps_the_run_record_only_for_a_run_with_a_thread() -> None:
+    # the record is there for a resume, which needs a checkpointer and a thread
+    updates = [
+        u async for u in agent(script("hi"), HookBus()).astream(ask(), stream_mode="updates")
+    ]
+    assert [sorted(u["model"]) for u in updates] == [["messages"]]
+
+    threaded = agent(script("hi"), HookBus(), checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "record"}}
+    updates = [u async for u in threaded.astream(ask(), config, stream_mode="updates")]
+    assert [sorted(u["model"]) for u in updates] == [["agenthooks_run", "messages"]]
+    kept = (await threaded.aget_state(config)).values["agenthooks_run"]
+    assert (kept["iteration"], kept["usage"]["total_tokens"]) == (0, 0)

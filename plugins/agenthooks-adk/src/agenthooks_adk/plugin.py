@@ -910,7 +910,7 @@ class AgentHooksPlugin(BasePlugin):
         run = state.run
         if state.paused and not invocation_context.is_aborted:
             try:
-                await run.paused(run.answer(None, "paused", pending=state.paused))
+                await run.paused(lambda: run.answer(None, "paused", pending=state.paused))
             finally:  # the confirmation resumes the invocation: its counts wait for it there,
                 # and in the session's state, which the session service persists
                 carried = run.carry(state.paused)
@@ -923,7 +923,7 @@ class AgentHooksPlugin(BasePlugin):
             elif state.final is not None:
                 await run.done(state.final)
             elif state.answered_run:
-                await run.done(run.answer(state.answer))
+                await run.done(lambda: run.answer(state.answer))
             else:
                 # ADK ends a run whose caller stopped reading its events (an early close) the
                 # way it ends a completed one

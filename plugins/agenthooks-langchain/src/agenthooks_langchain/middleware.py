@@ -37,6 +37,7 @@ from langgraph.types import Command, interrupt
 from agenthooks import Deny, HookBus
 from agenthooks.bridges import (
     PAUSED_RUNS,
+    Answer,
     BridgeError,
     BridgeRun,
     BridgeTool,
@@ -84,7 +85,6 @@ PAUSE_KEY = "langchain"
 
 _MODEL_EVENTS = GROUPS["model_call"]
 _TOOL_EVENTS = GROUPS["tool_call"]
-_ENDING_EVENTS = frozenset({"post_agent", "on_chat_done", "on_chat_paused", "on_chat_end"})
 _FIXED_REQUEST_FIELDS = ("model", "temperature", "reasoning_effort", "response_format")
 _DELEGATING: ContextVar[Delegation | None] = ContextVar("agenthooks_langchain_tool", default=None)
 """The bridged tool call whose body is running: an agent run that starts inside it is a
@@ -113,8 +113,9 @@ class _Run:
     """The latest answer of the model (the final one is committed after ``post_agent``)."""
     read: Reader = field(default_factory=Reader)
     """Each LangChain message of the run as a ``ChatMessage``, translated once."""
-    final: AgentResponse | None = None
-    """The answer the run ends with (after ``post_agent``), once the model gave it."""
+    final: Answer | None = None
+    """The answer the run ends with (after ``post_agent``), once the model gave it: built
+    only if a handler hears it."""
     skip: AgentResponse | None = None
     """The answer a ``pre_agent`` handler gave in the agent's place."""
     input_id: str | None = None
@@ -192,7 +193,10 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         run, update = await self._model_run(request)
         if run.final is not None:  # the start was denied: its reason is the answer
             return _with_update(
-                ModelResponse(result=[AIMessage(content=run.final.content or "")]), update
+                ModelResponse(
+                    result=[AIMessage(content=run.bridge.built(run.final).content or "")]
+                ),
+                update,
             )
         if update.get("messages"):
             request = request.override(
@@ -304,31 +308,30 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
         await bridge.loop_end()
         final = _ai_of(answer) if answer is not None else run.last
         listened = self.bus.listened
-        response = AgentResponse(
-            content=(text_of(final) or None) if final is not None else None,
-            finish_reason=reason,
-            messages=(
-                [
-                    run.read(m)
-                    for m in [*messages[run.start :], *([final] if answer and final else [])]
-                ]
-                if not _ENDING_EVENTS.isdisjoint(listened)
-                else []
-            ),
-            usage=bridge.usage,
-            iterations=bridge.iterations,
-            agent=bridge.agent,
-            output=answer.structured_response if answer is not None else None,
-        )
+        added = [*messages[run.start :], *([final] if answer and final else [])]
+        usage, iterations = bridge.usage, bridge.iterations
+
+        def response() -> AgentResponse:
+            # built only for a handler that hears the answer (post_agent, the run's end)
+            return AgentResponse(
+                content=(text_of(final) or None) if final is not None else None,
+                finish_reason=reason,
+                messages=[run.read(m) for m in added],
+                usage=usage,
+                iterations=iterations,
+                agent=bridge.agent,
+                output=answer.structured_response if answer is not None else None,
+            )
+
         got = await bridge.post_agent(response, input=run.input)
         if isinstance(got, Deny):
-            run.final = bridge.denied_response(got, response.messages)
+            run.final = bridge.denied_response(got, bridge.built(response).messages)
             committed: BaseMessage | None = None
             replacement = run.final.content
         else:
             run.final = got
             committed = final
-            replacement = got.content if got is not response else None
+            replacement = got.content if isinstance(got, AgentResponse) else None
         if (
             answer is not None
             and final is not None
@@ -558,7 +561,9 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
             await delegation.start(bridge.agent, run.input)
         self._follow(graph, run)
         run.input_id = human.id if human is not None else None
-        update: dict[str, Any] = {RUN_KEY: run.kept()}
+        # the state keeps the run's record for a resume, which needs a checkpointer and so a
+        # thread: a run without one writes none (as after each model call)
+        update: dict[str, Any] = {RUN_KEY: run.kept()} if bridge.session_id is not None else {}
         names = (
             [
                 t.name if isinstance(t, BaseTool) else tool_name(tool_schema(t))
@@ -679,7 +684,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 # an interrupt (ours or another middleware's) waits for a human
                 last = (text_of(run.last) or None) if run.last is not None else None
                 try:
-                    await bridge.paused(bridge.answer(last, "paused", pending=run.asked))
+                    await bridge.paused(lambda: bridge.answer(last, "paused", pending=run.asked))
                 finally:  # the thread resumes it: its counts and plugins' state wait there
                     if bridge.session_id is not None:
                         PAUSED_RUNS.keep([(PAUSE_KEY, bridge.session_id)], bridge.carry(run.asked))
@@ -687,7 +692,7 @@ class AgentHooksMiddleware(AgentMiddleware[AgentHooksState, Any, Any]):
                 await bridge.done(run.final)
             else:  # another middleware ended the run before the model answered
                 last = (text_of(run.last) or None) if run.last is not None else None
-                await bridge.done(bridge.answer(last))
+                await bridge.done(lambda: bridge.answer(last))
 
         self._runs[graph] = run
         watch.RUN_ENDS.endings[graph] = ending

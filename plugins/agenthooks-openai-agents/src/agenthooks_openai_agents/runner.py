@@ -179,7 +179,7 @@ class AgentHooksRunner:
         if result.interruptions:
             pending = [_pending(item, scope) for item in result.interruptions]
             try:
-                await run.paused(run.answer(None, "paused", pending=pending))
+                await run.paused(lambda: run.answer(None, "paused", pending=pending))
             finally:  # filed under each call the run waits on: the RunState resumes with them
                 PAUSED_RUNS.keep(
                     [(PAUSE_KEY, call.call_id) for call in pending], run.carry(pending)
@@ -203,9 +203,8 @@ class AgentHooksRunner:
         content = output if isinstance(output, str) or output is None else str(output)
         if finish in ("stopped", "terminated") and not content:
             content = None  # ended after a tool-only turn: no text, as on our runtime
-        await run.done(
-            run.answer(content, finish, output=None if isinstance(output, str) else output)
-        )
+        structured = None if isinstance(output, str) else output
+        await run.done(lambda: run.answer(content, finish, output=structured))
 
     # --- the three entry points ----------------------------------------------------------
 

@@ -48,6 +48,7 @@ from agenthooks.bridges import (
     PAUSED_RUNS,
     STORED_KEY,
     SUBAGENT_EVENTS,
+    Answer,
     BridgeRun,
     BridgeStream,
     BridgeTool,
@@ -153,7 +154,7 @@ class _State:
         )
         self.heard = bool(listened)
         self.input = input
-        self.answer: AgentResponse | None = None
+        self.answer: Answer | None = None
         """The final answer as ``post_agent`` left it (``None`` until one passed)."""
         self.failure: BaseException | None = None
         """An error of ours (a hook raised, a return the bridge cannot honour): the run ends
@@ -294,8 +295,8 @@ class AgentHooksPlugin(Plugin):
         """The model call a ``pre_agent`` return replaces: a denial's reason ends the run
         (``post_agent`` does not fire); a short-circuit's answer passes ``post_agent``."""
         if isinstance(skip, Deny):
-            state.answer = state.run.denied_response(skip)
-            text = state.answer.content
+            denied = state.run.denied_response(skip)
+            state.answer, text = denied, denied.content
         else:
             text = skip.content
         stop = ModelStopReason(
@@ -347,7 +348,7 @@ class AgentHooksPlugin(Plugin):
                 [i for i in interrupts or () if i.name == APPROVAL and isinstance(i.reason, dict)]
             )
             try:
-                await run.paused(run.answer(None, "paused", pending=pending))
+                await run.paused(lambda: run.answer(None, "paused", pending=pending))
             finally:  # the interrupts resume it: its counts and plugins' state wait there,
                 # and in agent.state, which Strands' session managers persist with the
                 # interrupts, for a resume in another process
@@ -359,11 +360,13 @@ class AgentHooksPlugin(Plugin):
             await run.abort("cancelled")
             return
         answer = state.answer
-        if answer is None:
-            answer = run.answer(
+        await run.done(
+            answer
+            if answer is not None
+            else lambda: run.answer(
                 message_text(message), _finish_reason(stop_reason), output=structured
             )
-        await run.done(answer)
+        )
 
     async def _after_invocation(self, event: AfterInvocationEvent) -> None:
         # Strands ends its pass here, also when the caller closed the stream early: the pass's
@@ -570,26 +573,28 @@ class AgentHooksPlugin(Plugin):
             return stop
         run = state.run
         await run.loop_end()
-        # built without validation, every field given (pydantic inspects a default factory's
-        # signature on each model_construct): every value is one of ours already
-        answer = AgentResponse.model_construct(
-            content=text,
-            finish_reason=_finish_reason(stop.stop_reason),
-            messages=[],
-            usage=run.usage,
-            iterations=run.iterations,
-            agent=run.agent,
-            output=None,
-            pending=[],
-        )
-        if not run.listened("post_agent"):
-            state.answer = answer
-            return stop
+        usage, iterations = run.usage, run.iterations
+
+        def answer() -> AgentResponse:
+            # built only for a handler that hears the answer (post_agent, the run's end),
+            # without validation, every field given (pydantic inspects a default factory's
+            # signature on each model_construct): every value is one of ours already
+            return AgentResponse.model_construct(
+                content=text,
+                finish_reason=_finish_reason(stop.stop_reason),
+                messages=[],
+                usage=usage,
+                iterations=iterations,
+                agent=run.agent,
+                output=None,
+                pending=[],
+            )
+
         got = await run.post_agent(answer, input=state.input)
         if isinstance(got, Deny):
             got = run.denied_response(got)
         state.answer = got
-        if got is answer or got.content == answer.content:
+        if not isinstance(got, AgentResponse) or got.content == text:
             return stop
         rewritten = ProviderResponse(
             content=got.content, finish_reason="stop", usage=to_usage(stop.usage)
