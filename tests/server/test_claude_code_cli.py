@@ -25,6 +25,8 @@ from agenthooks import Ask, Deny, HookBus, ToolCall
 from agenthooks.server import Tokens, create_app
 from agenthooks.testing import require
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
+
 TOKEN = "tok-ada-7f3c"
 
 

@@ -17,6 +17,8 @@ from server_support import ServerThread, free_port, write_tokens
 from agenthooks import Deny, HookBus, ToolCall
 from agenthooks.server import Tokens, create_app
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
+
 TOKEN = "tok-codex-5"
 
 

@@ -16,6 +16,8 @@ from agenthooks.remote import RemoteHooks
 from agenthooks.server import Tokens, create_app
 from agenthooks.testing import call, make_agent
 
+pytestmark = pytest.mark.server
+
 TOKEN = "tok-worker-3"
 ran: list[str] = []
 

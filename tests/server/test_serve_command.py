@@ -16,6 +16,8 @@ from server_support import serve_command, write_tokens
 from agenthooks.cli import main
 from agenthooks.testing import require
 
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
+
 
 @pytest.mark.parametrize(
     ("args", "error"),

@@ -18,6 +18,8 @@ from server_support import ServerThread, write_tokens
 from agenthooks import Deny, HookBus
 from agenthooks.server import TokenFileError, Tokens, create_app
 
+pytestmark = pytest.mark.server
+
 TOKEN = "tok-ada-11"
 OTHER = "tok-bob-22"
 

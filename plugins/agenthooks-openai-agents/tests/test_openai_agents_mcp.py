@@ -21,6 +21,8 @@ from openai_agents_helpers import Recorder, tool_outputs
 from agenthooks import Ask, Deny, HookBus
 from agenthooks.messages import ChatMessage, PendingCall, ToolCall
 
+pytestmark = pytest.mark.subprocess
+
 SERVER = Path(__file__).resolve().parent / "openai_agents_mcp_server.py"
 
 

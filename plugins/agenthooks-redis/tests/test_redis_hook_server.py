@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import redis
+
+pytestmark = [pytest.mark.subprocess, pytest.mark.server]
 
 _TESTS = Path(__file__).resolve().parents[3] / "tests"
 for _folder in ("providers", "server"):
